@@ -1,0 +1,124 @@
+"""The ``kifu`` command: ingest dealer logs, validate them, serve the dashboard."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from kifu import __version__
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "samples" / "misbehave_bind2_40.download.jsonl.gz"
+
+
+def _db_default() -> str:
+    return os.environ.get("KIFU_DB", "kifu.duckdb")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="kifu", description="Kifu: game-log analytics for the ALGORI UNO contest."
+    )
+    parser.add_argument("--version", action="version", version=f"kifu {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ingest", help="load dealer log files or MongoDB activities into DuckDB")
+    p.add_argument("paths", nargs="*", help="log files, directories or globs (.jsonl, .json, .log, optionally .gz)")
+    p.add_argument("--db", default=_db_default(), help="DuckDB database file (default: %(default)s)")
+    p.add_argument("--sample", action="store_true", help="ingest the bundled sample log")
+    p.add_argument("--mongo-uri", help="read the dealer's MongoDB instead of files, e.g. mongodb://uno:uno@localhost:27017")
+    p.add_argument("--database", default="uno-local", help="MongoDB database (default: %(default)s)")
+    p.add_argument("--collection", default="activities", help="MongoDB collection (default: %(default)s)")
+    p.add_argument("--dealer", help="only this dealer name (MongoDB)")
+    p.add_argument("--dealer-code", help="only this dealer code (MongoDB)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("serve", help="start the dashboard on 127.0.0.1")
+    p.add_argument("--db", default=_db_default(), help="DuckDB database file (default: %(default)s)")
+    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
+    p.set_defaults(func=cmd_serve)
+
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print("kifu: interrupted; the database is unchanged", file=sys.stderr)
+        return 130
+
+
+def _progress_factory(enabled: bool) -> Any:
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    def make(source: Any) -> Any:
+        if source.kind == "file":
+            return tqdm(
+                total=source.size, unit="B", unit_scale=True, unit_divisor=1024,
+                desc=Path(source.name).name[:40], leave=False, file=sys.stderr,
+                dynamic_ncols=True, mininterval=0.5,
+            )  # fmt: skip
+        return tqdm(
+            total=getattr(source, "size", None) or None, unit=" rec", desc="mongodb",
+            leave=False, file=sys.stderr, mininterval=0.5,
+        )  # fmt: skip
+
+    return make
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from loaders.pipeline import ingest, open_sources, print_summary
+    from loaders.sources import SourceError
+    from queries import DatabaseError
+
+    paths = list(args.paths)
+    if args.sample:
+        paths.append(str(SAMPLE))
+    try:
+        sources: list[Any] = open_sources(paths) if paths else []
+        if args.mongo_uri:
+            from loaders.mongo import MongoSource
+
+            src = MongoSource(
+                args.mongo_uri, args.database, args.collection,
+                dealer=args.dealer, dealer_code=args.dealer_code,
+            )  # fmt: skip
+            src.size = src.count()
+            sources.append(src)
+        if not sources:
+            print("kifu ingest: give log files, a directory, --sample or --mongo-uri", file=sys.stderr)
+            return 2
+        report = ingest(sources, args.db, progress=_progress_factory(not args.no_progress))
+    except (SourceError, DatabaseError) as exc:
+        print(f"kifu ingest: {exc}", file=sys.stderr)
+        return 1
+    print_summary(report)
+    if report.status == "empty":
+        print("kifu ingest: nothing could be ingested", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from streamlit.web import cli as stcli
+
+    db = Path(args.db).resolve()
+    os.environ["KIFU_DB"] = str(db)
+    app = REPO / "app" / "streamlit_app.py"
+    sys.argv = [
+        "streamlit", "run", str(app),
+        f"--server.address={args.host}", f"--server.port={args.port}",
+        "--server.headless=true", "--browser.gatherUsageStats=false",
+        f"--server.maxUploadSize={200}",
+    ]  # fmt: skip
+    print(f"Kifu dashboard on http://{args.host}:{args.port}  (database {db})", file=sys.stderr)
+    return int(stcli.main() or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,623 @@
+"""ALGORI dealer activities: normalise any known shape, derive typed rows, group into matches.
+
+Accepted shapes (see ``docs/data-model.md``): the 2023 dealer's download log, the same
+documents as stored in MongoDB (relaxed or canonical Extended JSON, or pymongo documents),
+the official spec's spelling (``player_id``, ``content``, ``total_score``, disconnect
+payload as an object), and the 2022 dealer (no ``dealer_code``/``desk``, extra events).
+
+Player-sent payloads are echoed by the dealer *before* it validates them, so fields such as
+``card_play`` or ``yell_uno`` may hold anything; typed columns take a value only when it is
+well-typed and the raw value always stays in ``contents``.  Only the envelope and the
+fields the dealer itself writes are required to be well-formed; a record that breaks them
+is quarantined with the reason.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from rules.uno.cards import Card, card_label
+
+GAME = "algori-uno"
+
+EVENTS_2023 = frozenset(
+    {
+        "join-room", "first-player", "next-player", "play-card", "draw-card",
+        "play-draw-card", "challenge", "public-card", "pointed-not-say-uno",
+        "special-logic", "color-change-request", "color-of-wild", "shuffle-wild",
+        "penalty", "finish-turn", "finish-game", "disconnect",
+    }
+)  # fmt: skip
+#: Events of the 2022 dealer that the 2023 one no longer writes; ingested like the others.
+EVENTS_2022 = frozenset({"say-uno-and-play-card", "say-uno-and-play-draw-card", "receiver-card"})
+KNOWN_EVENTS = EVENTS_2023 | EVENTS_2022
+ENVELOPE_ONLY = frozenset({"join-room", "disconnect", "finish-game"})
+
+
+class RecordError(ValueError):
+    """A record that is not a usable activity; the message is the quarantine reason."""
+
+
+@dataclass(slots=True)
+class Activity:
+    dealer_code: str | None
+    dealer: str
+    event: str
+    player: str | None
+    turn: int | None
+    contents: Any
+    desk: dict[str, Any] | None
+    date_ms: int | None
+
+
+# --------------------------------------------------------------------------- normalise
+
+
+def normalize(doc: Any) -> Activity:
+    """Check and normalise one activity document; raise :class:`RecordError` if unusable."""
+    if not isinstance(doc, dict):
+        raise RecordError(f"not a JSON object (got {_type_name(doc)})")
+    if "collection" in doc and "document" in doc and "event" not in doc:
+        raise RecordError(f"not an activity: a '{doc.get('collection')}' collection document")
+    event = doc.get("event")
+    if not isinstance(event, str) or not event:
+        if "event" not in doc:
+            raise RecordError("missing required field 'event' (not an ALGORI activity?)")
+        raise RecordError(f"field 'event' is {_type_name(event)}, expected a non-empty string")
+    dealer = doc.get("dealer")
+    if not isinstance(dealer, str) or not dealer:
+        if "dealer" not in doc:
+            raise RecordError("missing required field 'dealer'")
+        raise RecordError(f"field 'dealer' is {_type_name(dealer)}, expected a non-empty string")
+    dealer_code = doc.get("dealer_code")
+    if dealer_code is not None and not isinstance(dealer_code, str):
+        raise RecordError(f"field 'dealer_code' is {_type_name(dealer_code)}, expected a string")
+    player = _code(doc.get("player"))
+    if player is _BAD:
+        raise RecordError(f"field 'player' is {_type_name(doc.get('player'))}, expected a string")
+    turn = doc.get("turn")
+    if turn is not None:
+        turn = _as_int(turn)
+        if turn is None or turn < 0:
+            raise RecordError(f"field 'turn' is {_type_name(doc.get('turn'))}, expected a round number")
+    contents = doc["contents"] if "contents" in doc else doc.get("content")
+    if event in KNOWN_EVENTS and event != "disconnect":
+        if contents is None:
+            contents = {}
+        if not isinstance(contents, dict):
+            raise RecordError(f"field 'contents' of {event} is {_type_name(contents)}, expected an object")
+        if event not in ENVELOPE_ONLY and turn is None and event not in EVENTS_2022:
+            raise RecordError(f"{event} without the round number 'turn'")
+        _check_dealer_fields(event, contents)
+    desk = doc.get("desk")
+    if desk is not None and not isinstance(desk, dict):
+        raise RecordError(f"field 'desk' is {_type_name(desk)}, expected an object")
+    date_ms = _date_ms(doc.get("dateCreated"))
+    if date_ms is _BAD:
+        raise RecordError(f"field 'dateCreated' is not a date ({_short(doc.get('dateCreated'))})")
+    return Activity(dealer_code, dealer, event, player, turn, contents, desk, date_ms)  # type: ignore[arg-type]
+
+
+def _check_dealer_fields(event: str, c: dict[str, Any]) -> None:
+    """Fields the dealer writes itself must be well-formed (player echoes may be anything)."""
+    if event == "first-player":
+        order = c.get("play_order")
+        if not isinstance(order, list) or not order or not all(isinstance(p, str) for p in order):
+            raise RecordError("first-player without a 'play_order' list of player codes")
+        if not isinstance(c.get("cards_receive"), dict):
+            raise RecordError("first-player without the dealt hands 'cards_receive'")
+    elif event == "next-player":
+        if not isinstance(c.get("next_player"), str):
+            raise RecordError("next-player without 'next_player'")
+    elif event in ("penalty", "public-card", "shuffle-wild", "color-change-request"):
+        if not isinstance(c.get("player"), str):
+            raise RecordError(f"{event} without the player code 'player'")
+    elif event == "finish-turn":
+        for key in ("score", "total_score"):
+            if key in c and not _is_score_map(c[key]):
+                raise RecordError(f"finish-turn '{key}' is not a map of player code to number")
+    elif event == "finish-game":
+        for key in ("score", "total_score", "order"):
+            if key in c and not _is_score_map(c[key]):
+                raise RecordError(f"finish-game '{key}' is not a map of player code to number")
+    elif event == "join-room":
+        code = c.get("player_code", c.get("player_id"))
+        if code is not None and not isinstance(_code(code), str):
+            raise RecordError("join-room 'player_code' is not a string")
+
+
+def _is_score_map(v: Any) -> bool:
+    return isinstance(v, dict) and all(_as_int(x) is not None for x in v.values())
+
+
+class _Bad:
+    pass
+
+
+_BAD: Any = _Bad()
+
+
+def _code(v: Any) -> Any:
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, dict) and isinstance(v.get("$oid"), str):
+        return v["$oid"]
+    if type(v).__name__ == "ObjectId":
+        return str(v)
+    return _BAD
+
+
+def _as_int(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return None
+
+
+def _date_ms(v: Any) -> Any:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return _BAD
+    if isinstance(v, (int, float)):
+        return int(v)
+    if isinstance(v, dt.datetime):
+        if v.tzinfo is None:
+            v = v.replace(tzinfo=dt.timezone.utc)
+        return int(v.timestamp() * 1000)
+    if isinstance(v, dict) and "$date" in v:
+        return _date_ms(v["$date"])
+    if isinstance(v, dict) and "$numberLong" in v:
+        try:
+            return int(v["$numberLong"])
+        except (TypeError, ValueError):
+            return _BAD
+    if isinstance(v, str):
+        try:
+            parsed = dt.datetime.fromisoformat(v.replace("Z", "+00:00"))
+        except ValueError:
+            return _BAD
+        return _date_ms(parsed)
+    return _BAD
+
+
+def unwrap_extended_json(v: Any) -> Any:
+    """Canonical Extended JSON numbers (``{"$numberInt": "5"}``) to plain values."""
+    if isinstance(v, dict):
+        if len(v) == 1:
+            (k, x), = v.items()
+            if k in ("$numberInt", "$numberLong") and isinstance(x, str):
+                try:
+                    return int(x)
+                except ValueError:
+                    return v
+            if k == "$numberDouble" and isinstance(x, str):
+                try:
+                    return float(x)
+                except ValueError:
+                    return v
+        return {k: unwrap_extended_json(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [unwrap_extended_json(x) for x in v]
+    return v
+
+
+def _type_name(v: Any) -> str:
+    if v is None:
+        return "null"
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
+        type(v), f"a {type(v).__name__}"
+    )
+
+
+def _short(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --------------------------------------------------------------------------- typed rows
+
+
+def _card_cols(obj: Any) -> tuple[str | None, int | None, str | None]:
+    card = Card.from_dealer(obj)
+    if card is None:
+        return None, None, None
+    return card.color, card.number, card.special
+
+
+def _len(v: Any) -> int | None:
+    return len(v) if isinstance(v, list) else None
+
+
+def _str_or_none(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def event_target(a: Activity) -> str | None:
+    c = a.contents if isinstance(a.contents, dict) else {}
+    ev = a.event
+    if ev in ("penalty", "public-card", "shuffle-wild", "color-change-request"):
+        return _str_or_none(c.get("player"))
+    if ev in ("challenge", "pointed-not-say-uno"):
+        return _str_or_none(c.get("target"))
+    if ev == "next-player":
+        return _str_or_none(c.get("next_player"))
+    if ev == "first-player":
+        return _str_or_none(c.get("first_player"))
+    if ev in ("finish-turn", "finish-game"):
+        return _str_or_none(c.get("winner"))
+    if ev == "join-room":
+        return _str_or_none(_code(c.get("player_code", c.get("player_id"))))
+    return None
+
+
+def event_cards(a: Activity) -> tuple[tuple[str | None, int | None, str | None], int | None]:
+    c = a.contents if isinstance(a.contents, dict) else {}
+    ev = a.event
+    if ev in ("play-card", "play-draw-card", "say-uno-and-play-card", "say-uno-and-play-draw-card"):
+        return _card_cols(c.get("card_play")), None
+    if ev == "draw-card":
+        drawn = c.get("card_draw")
+        first = drawn[0] if isinstance(drawn, list) and drawn else None
+        return _card_cols(first), _len(drawn)
+    if ev == "first-player":
+        return _card_cols(c.get("first_card")), None
+    if ev in ("penalty", "receiver-card"):
+        return (None, None, None), _len(c.get("cards_receive"))
+    if ev == "challenge":
+        result = c.get("result")
+        return (None, None, None), _len(result.get("cards_receive")) if isinstance(result, dict) else None
+    if ev == "public-card":
+        return (None, None, None), _len(c.get("cards"))
+    return (None, None, None), None
+
+
+def penalty_cause(error: Any) -> str | None:
+    """The dealer's error text; "Did not say uno." is logged as an object with a message."""
+    if isinstance(error, str):
+        return error
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return error["message"]
+    if error is None:
+        return None
+    return orjson.dumps(error).decode()
+
+
+def js_length(text: str) -> int:
+    """String length as JavaScript counts it (UTF-16 code units), which the dealer checks."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def dumps(v: Any) -> str:
+    return orjson.dumps(v, default=_json_default).decode()
+
+
+def _json_default(v: Any) -> Any:
+    if isinstance(v, dt.datetime):
+        return v.isoformat()
+    return str(v)
+
+
+# --------------------------------------------------------------------------- matches
+
+
+def match_fingerprint(dealer_code: str | None, dealer: str, basis: Any) -> str:
+    """Stable id of one match: same match -> same id, whatever the source.
+
+    ``basis`` is the first round's ``first-player`` contents (seat order, first card and
+    the 28 dealt cards: a random deal, so distinct matches never share it even when their
+    dealer code and name collide).  A match that never dealt falls back to its join-room
+    list.  Timestamps are deliberately left out: MongoDB's copy differs by a few ms.
+    """
+    payload = orjson.dumps([dealer_code, dealer, basis], option=orjson.OPT_SORT_KEYS, default=str)
+    return "M-" + hashlib.blake2b(payload, digest_size=8).hexdigest()
+
+
+@dataclass(slots=True)
+class RoundSummary:
+    round_no: int
+    first_player: str | None = None
+    first_card: Any = None
+    play_order: Any = None
+    white_wild: str | None = None
+    winner: str | None = None
+    end_kind: str = "incomplete"
+    n_turns: int = 0
+    n_events: int = 0
+    first_seq: int = 0
+    last_seq: int = 0
+    scores: dict[str, Any] | None = None
+    total_scores: dict[str, Any] | None = None
+    started_ms: int | None = None
+    ended_ms: int | None = None
+    prev_event: Activity | None = None
+
+
+@dataclass
+class MatchBuilder:
+    """Collects one match's activities in order, assigns ``seq`` and keeps summaries."""
+
+    dealer_code: str | None
+    dealer: str
+    match_id: str | None = None
+    pending: list[tuple[Activity, int, bytes | str]] = field(default_factory=list)
+    seq: int = 0
+    existing: int = 0  # events of this match already in the database
+    new_events: int = 0
+    duplicates: int = 0
+    players: dict[str, str | None] = field(default_factory=dict)
+    rounds: dict[int, RoundSummary] = field(default_factory=dict)
+    finish: dict[str, Any] | None = None
+    white_wild: str | None = None
+    first_ms: int | None = None
+    last_ms: int | None = None
+    legacy: bool = False
+    current_round: int | None = None
+    current_turn: int | None = None
+    seen_deal: bool = False
+
+    def starts_new_match(self, a: Activity) -> bool:
+        """A join-room after the deal, or a second round 1, begins another match."""
+        if a.event == "join-room" and self.seen_deal:
+            return True
+        return a.event == "first-player" and a.turn == 1 and 1 in self.rounds
+
+
+RowSink = Callable[[str, tuple[Any, ...]], None]
+
+
+class Assembler:
+    """Groups a stream of activities into matches and emits table rows.
+
+    ``existing_seq(match_id)`` tells how many events of a match the database (or this run)
+    already holds; events up to that position are counted as duplicates and skipped, so
+    re-ingesting a log is a no-op and a longer copy of a partially ingested match appends
+    only what is new.
+    """
+
+    def __init__(
+        self,
+        *,
+        source: str,
+        run_id: int,
+        emit: RowSink,
+        existing_seq: Callable[[str], int],
+        on_match_done: Callable[[MatchBuilder], None],
+    ) -> None:
+        self.source = source
+        self.run_id = run_id
+        self.emit = emit
+        self.existing_seq = existing_seq
+        self.on_match_done = on_match_done
+        self.open: dict[tuple[str | None, str], MatchBuilder] = {}
+        self.unknown: dict[str, int] = {}
+
+    def add(self, a: Activity, line: int, raw: bytes | str) -> None:
+        key = (a.dealer_code, a.dealer)
+        m = self.open.get(key)
+        if m is not None and m.starts_new_match(a):
+            self._finish(m)
+            m = None
+        if m is None:
+            m = self.open[key] = MatchBuilder(a.dealer_code, a.dealer)
+        if a.event not in KNOWN_EVENTS:
+            self.unknown[a.event] = self.unknown.get(a.event, 0) + 1
+        if m.match_id is None:
+            m.pending.append((a, line, raw))
+            if a.event == "first-player":
+                self._identify(m, a.contents)
+            return
+        self._take(m, a, line, raw)
+
+    def close(self) -> None:
+        for m in list(self.open.values()):
+            self._finish(m)
+        self.open.clear()
+
+    # -- internals
+
+    def _identify(self, m: MatchBuilder, basis: Any) -> None:
+        m.match_id = match_fingerprint(m.dealer_code, m.dealer, basis)
+        m.existing = self.existing_seq(m.match_id)
+        pending, m.pending = m.pending, []
+        for a, line, raw in pending:
+            self._take(m, a, line, raw)
+
+    def _finish(self, m: MatchBuilder) -> None:
+        if m.match_id is None:
+            joins = [a.contents for a, _, _ in m.pending if a.event == "join-room"]
+            self._identify(m, {"join-room": joins})
+        self.open.pop((m.dealer_code, m.dealer), None)
+        self.on_match_done(m)
+
+    def _take(self, m: MatchBuilder, a: Activity, line: int, raw: bytes | str) -> None:
+        m.seq += 1
+        seq = m.seq
+        _summarise(m, a, seq)
+        if seq <= m.existing:
+            m.duplicates += 1
+            return
+        m.new_events += 1
+        mid = m.match_id
+        assert mid is not None
+        c = a.contents if isinstance(a.contents, dict) else {}
+        ev = a.event
+        (color, number, special), n_cards = event_cards(a)
+        yell = c.get("yell_uno")
+        self.emit(
+            "raw_activities",
+            (mid, seq, self.run_id, self.source, line, raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw),
+        )
+        self.emit(
+            "events",
+            (
+                mid, a.dealer_code, seq, a.turn, m.current_turn if ev != "join-room" else None, ev,
+                a.player or None, event_target(a), color, number, special, n_cards,
+                _str_or_none(c.get("color_of_wild")), yell if isinstance(yell, bool) else None,
+                _str_or_none(c.get("draw_reason")), dumps(a.contents), a.date_ms, self.run_id,
+            ),
+        )  # fmt: skip
+        if ev == "penalty":
+            self.emit(
+                "penalties",
+                (mid, seq, a.turn, m.current_turn, _str_or_none(c.get("player")),
+                 penalty_cause(c.get("error")), _len(c.get("cards_receive"))),
+            )  # fmt: skip
+        elif ev == "challenge":
+            result = c.get("result") if isinstance(c.get("result"), dict) else {}
+            is_ch = c.get("is_challenge")
+            success = result.get("is_challenge_success")
+            self.emit(
+                "challenges",
+                (mid, seq, a.turn, m.current_turn, a.player or None, _str_or_none(c.get("target")),
+                 is_ch if isinstance(is_ch, bool) else None,
+                 None if isinstance(is_ch, bool) else dumps(is_ch),
+                 success if isinstance(success, bool) else None,
+                 _str_or_none(result.get("player")), _len(result.get("cards_receive"))),
+            )  # fmt: skip
+        elif ev == "special-logic":
+            title = c.get("title")
+            text = title if isinstance(title, str) else (None if title is None else dumps(title))
+            self.emit(
+                "special_logic",
+                (mid, seq, a.turn, m.current_turn, a.player or None, text,
+                 js_length(text) if text is not None else None),
+            )  # fmt: skip
+
+
+def _summarise(m: MatchBuilder, a: Activity, seq: int) -> None:
+    """Keep the per-match and per-round facts the summary tables need."""
+    c = a.contents if isinstance(a.contents, dict) else {}
+    if a.date_ms is not None:
+        m.first_ms = a.date_ms if m.first_ms is None else m.first_ms
+        m.last_ms = a.date_ms
+    if a.dealer_code is None or a.event in EVENTS_2022:
+        m.legacy = True
+    if a.event == "join-room":
+        code = _code(c.get("player_code", c.get("player_id"))) or a.player
+        if isinstance(code, str) and code not in m.players:
+            name = c.get("player_name", c.get("player"))
+            m.players[code] = name if isinstance(name, str) else None
+        return
+    if a.turn is not None and a.event not in ("finish-game", "disconnect"):
+        if a.turn != m.current_round:
+            m.current_round = a.turn
+            m.current_turn = None
+        r = m.rounds.get(a.turn)
+        if r is None:
+            r = m.rounds[a.turn] = RoundSummary(a.turn, first_seq=seq, started_ms=a.date_ms)
+        r.n_events += 1
+        r.last_seq = seq
+        r.ended_ms = a.date_ms
+        turn_no = _as_int(c.get("number_turn_play"))
+        if turn_no is not None:
+            m.current_turn = turn_no
+            r.n_turns = max(r.n_turns, turn_no)
+        if a.event == "first-player":
+            m.seen_deal = True
+            r.first_player = _str_or_none(c.get("first_player"))
+            r.first_card = c.get("first_card")
+            r.play_order = c.get("play_order")
+            r.white_wild = _str_or_none(c.get("white_wild"))
+            if m.white_wild is None:
+                m.white_wild = r.white_wild
+            for code in r.play_order or []:
+                m.players.setdefault(code, None)
+        elif a.event == "finish-turn":
+            r.winner = _str_or_none(c.get("winner"))
+            r.scores = c.get("score") if isinstance(c.get("score"), dict) else None
+            r.total_scores = c.get("total_score") if isinstance(c.get("total_score"), dict) else None
+            if r.winner:
+                r.end_kind = "won"
+            else:
+                prev = r.prev_event
+                pc = prev.contents if prev is not None and isinstance(prev.contents, dict) else {}
+                if prev is not None and prev.event == "draw-card" and pc.get("is_draw") is True:
+                    r.end_kind = "deck-exhausted"
+                elif prev is not None and prev.event == "next-player":
+                    r.end_kind = "no-progress"
+                else:
+                    r.end_kind = "no-winner"
+        r.prev_event = a
+    elif a.event == "finish-game":
+        m.finish = c
+
+
+def rank_players(final: dict[str, int], history: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Rank by final score; a tie goes to whoever reached that score first (contest rules)."""
+    history = list(history)
+
+    def reached(code: str) -> int:
+        target = final[code]
+        for i, totals in enumerate(history):
+            value = _as_int(totals.get(code)) if isinstance(totals, dict) else None
+            if value is not None and value >= target:
+                return i
+        return len(history)
+
+    order = sorted(final, key=lambda code: (-final[code], reached(code), code))
+    return {code: i + 1 for i, code in enumerate(order)}
+
+
+def summary_rows(m: MatchBuilder, run_id: int) -> dict[str, list[tuple[Any, ...]]]:
+    """Rows of ``matches``, ``players``, ``rounds`` and ``round_scores`` for one match."""
+    mid = m.match_id
+    rounds = [m.rounds[k] for k in sorted(m.rounds)]
+    finish = m.finish or {}
+    totals_history = [r.total_scores for r in rounds if r.total_scores]
+    final: dict[str, int] = {}
+    fin_score = finish.get("score", finish.get("total_score"))
+    if isinstance(fin_score, dict):
+        final = {k: int(_as_int(v) or 0) for k, v in fin_score.items()}
+    elif totals_history:
+        final = {k: int(_as_int(v) or 0) for k, v in totals_history[-1].items()}
+    else:
+        for r in rounds:
+            for k, v in (r.scores or {}).items():
+                final[k] = final.get(k, 0) + int(_as_int(v) or 0)
+    wins: dict[str, int] = {}
+    for r in rounds:
+        if r.winner:
+            wins[r.winner] = wins.get(r.winner, 0) + 1
+    order = finish.get("order") if isinstance(finish.get("order"), dict) else None
+    for code in final:
+        m.players.setdefault(code, None)
+    ranks = rank_players(final, totals_history) if final else {}
+    match_row = (
+        mid, GAME, m.dealer_code, m.dealer, m.white_wild,
+        sum(1 for r in rounds if r.end_kind != "incomplete"), len(rounds),
+        _str_or_none(finish.get("winner")), "finished" if m.finish is not None else "incomplete",
+        dumps(fin_score) if fin_score is not None else None,
+        dumps(order) if order is not None else None,
+        m.seq, m.first_ms, m.last_ms, "algori-2022" if m.legacy else "algori-2023", run_id, run_id,
+    )  # fmt: skip
+    players = [
+        (mid, code, name, i + 1,
+         int(_as_int(order.get(code)) or 0) if order else wins.get(code, 0),
+         final.get(code), ranks.get(code))
+        for i, (code, name) in enumerate(m.players.items())
+    ]  # fmt: skip
+    round_rows = []
+    score_rows = []
+    for r in rounds:
+        round_rows.append(
+            (mid, r.round_no, r.first_player, dumps(r.first_card) if r.first_card is not None else None,
+             card_label(r.first_card), dumps(r.play_order) if r.play_order is not None else None,
+             r.white_wild, r.winner, r.end_kind, r.n_turns, r.n_events, r.first_seq, r.last_seq,
+             dumps(r.scores) if r.scores is not None else None, r.started_ms, r.ended_ms)
+        )  # fmt: skip
+        for code, score in (r.scores or {}).items():
+            total = (r.total_scores or {}).get(code)
+            score_rows.append(
+                (mid, r.round_no, code, _as_int(score), _as_int(total), code == r.winner)
+            )
+    return {"matches": [match_row], "players": players, "rounds": round_rows, "round_scores": score_rows}

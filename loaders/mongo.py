@@ -1,0 +1,134 @@
+"""Read the dealer's ``activities`` collection from MongoDB, streaming, in log order.
+
+Documents are fetched with a bounded batch size, sorted by ``dateCreated`` then ``_id``
+(the order the dealer wrote them), and never all held in memory.  Connection problems
+become a one-line :class:`~loaders.sources.SourceError`; credentials never appear in
+messages (URIs are shown with the password removed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from loaders.sources import Record, SourceError
+
+DEFAULT_DATABASE = "uno-local"
+DEFAULT_COLLECTION = "activities"
+BATCH_SIZE = 2000
+
+
+def redact_uri(uri: str) -> str:
+    """``mongodb://user:secret@host`` -> ``mongodb://user:***@host``."""
+    return re.sub(r"(mongodb(?:\+srv)?://[^:/@]+):[^@]*@", r"\1:***@", uri)
+
+
+class MongoSource:
+    """Activities of one MongoDB collection, optionally of one dealer."""
+
+    kind = "mongo"
+
+    def __init__(
+        self,
+        uri: str,
+        database: str = DEFAULT_DATABASE,
+        collection: str = DEFAULT_COLLECTION,
+        *,
+        dealer: str | None = None,
+        dealer_code: str | None = None,
+        client: Any = None,
+        timeout_ms: int = 5000,
+        batch_size: int = BATCH_SIZE,
+    ) -> None:
+        self.uri = uri
+        self.database = database
+        self.collection_name = collection
+        self.query: dict[str, Any] = {}
+        if dealer:
+            self.query["dealer"] = dealer
+        if dealer_code:
+            self.query["dealer_code"] = dealer_code
+        self.batch_size = batch_size
+        self.name = f"{redact_uri(uri)}/{database}.{collection}"
+        if self.query:
+            self.name += " " + " ".join(f"{k}={v}" for k, v in self.query.items())
+        self.size = 0
+        self.bytes_done = 0
+        self._client = client
+        self._timeout_ms = timeout_ms
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "mongo",
+            "uri": redact_uri(self.uri),
+            "database": self.database,
+            "collection": self.collection_name,
+            "filter": self.query,
+        }
+
+    def _collection(self) -> Any:
+        if self._client is None:
+            import pymongo
+
+            try:
+                self._client = pymongo.MongoClient(
+                    self.uri,
+                    serverSelectionTimeoutMS=self._timeout_ms,
+                    connectTimeoutMS=self._timeout_ms,
+                )
+            except Exception as exc:  # invalid URI, bad options
+                raise SourceError(f"MongoDB URI {redact_uri(self.uri)}: {_first_line(exc)}") from exc
+        return self._client[self.database][self.collection_name]
+
+    def count(self) -> int:
+        """Number of matching documents (for the progress bar)."""
+        return int(self._guard(lambda: self._collection().count_documents(self.query)))
+
+    def records(self) -> Iterator[Record]:
+        from bson import json_util
+
+        col = self._collection()
+        self.size = self.count()
+        cursor = col.find(
+            self.query,
+            sort=[("dateCreated", 1), ("_id", 1)],
+            batch_size=self.batch_size,
+        )
+        position = 0
+        it = iter(cursor)
+        while True:
+            doc = self._guard(lambda: next(it, None))
+            if doc is None:
+                break
+            position += 1
+            self.bytes_done = position
+            try:
+                raw = json_util.dumps(doc, json_options=json_util.RELAXED_JSON_OPTIONS)
+            except Exception as exc:  # a document bson cannot serialise back
+                yield Record(position, repr(doc)[:65536], error=f"unserialisable document: {exc}")
+                continue
+            yield Record(position, raw, doc)
+
+    def _guard(self, fn: Any) -> Any:
+        import pymongo.errors as errors
+
+        try:
+            return fn()
+        except errors.OperationFailure as exc:
+            if exc.code in (13, 18):  # Unauthorized, AuthenticationFailed
+                raise SourceError(
+                    f"MongoDB {redact_uri(self.uri)}: authentication failed — check the user "
+                    "and password in --mongo-uri (and authSource)"
+                ) from exc
+            raise SourceError(f"MongoDB {redact_uri(self.uri)}: {_first_line(exc)}") from exc
+        except errors.PyMongoError as exc:
+            raise SourceError(
+                f"MongoDB {redact_uri(self.uri)} unreachable ({type(exc).__name__}) — is the "
+                "server running and the URI right?"
+            ) from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return redact_uri(text[0]) if text else type(exc).__name__

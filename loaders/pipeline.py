@@ -1,0 +1,237 @@
+"""One ingest run: read sources, normalise, group into matches, write DuckDB rows.
+
+Everything a run writes happens inside one DuckDB transaction: if the process dies, the
+database is exactly as it was before the run.  Records that cannot be used go to
+``load_issues`` with source, line and reason; everything else is ingested.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import queries
+from kifu import __version__
+from loaders import algori
+from loaders.sources import Record, SourceError
+from loaders.store import Store
+
+ISSUE_RAW_LIMIT = 65536
+
+
+class Source(Protocol):
+    name: str
+    kind: str
+    size: int
+    bytes_done: int
+
+    def records(self) -> Iterable[Record]: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+@dataclass
+class SourceReport:
+    name: str
+    read: int = 0
+    accepted: int = 0
+    quarantined: int = 0
+
+
+@dataclass
+class RunReport:
+    run_id: int
+    db: str
+    sources: list[SourceReport] = field(default_factory=list)
+    records_read: int = 0
+    ingested: int = 0
+    duplicates: int = 0
+    quarantined: int = 0
+    issues_new: int = 0
+    unknown_events: Counter[str] = field(default_factory=Counter)
+    matches: list[str] = field(default_factory=list)
+    matches_new_events: dict[str, int] = field(default_factory=dict)
+    bytes_read: int = 0
+    duration_s: float = 0.0
+    issue_examples: list[tuple[str, int, str]] = field(default_factory=list)
+    issue_reasons: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def accepted(self) -> int:
+        return self.ingested + self.duplicates
+
+    @property
+    def status(self) -> str:
+        return "ok" if self.accepted else "empty"
+
+
+ProgressFactory = Callable[[Source], Any]
+
+
+def ingest(
+    sources: list[Source],
+    db: str | Path,
+    *,
+    progress: ProgressFactory | None = None,
+) -> RunReport:
+    """Ingest ``sources`` into the database file ``db`` in one transaction."""
+    started = time.time()
+    con = queries.connect(db)
+    try:
+        con.execute("begin transaction")
+        try:
+            queries.apply_schema(con)
+            run_id = int(queries.scalar(con, "select coalesce(max(run_id), 0) + 1 from load_runs"))
+            report = RunReport(run_id=run_id, db=str(db))
+            store = Store(con, run_id)
+            for source in sources:
+                _ingest_source(source, store, report, progress)
+            report.duration_s = time.time() - started
+            _write_run(con, store, report, sources, started)
+            store.flush()
+            con.execute("commit")
+        except BaseException:
+            try:
+                con.execute("rollback")
+            except Exception:  # noqa: BLE001 - the connection may already be gone
+                pass
+            raise
+    finally:
+        con.close()
+    return report
+
+
+def _ingest_source(source: Source, store: Store, report: RunReport, progress: ProgressFactory | None) -> None:
+    srep = SourceReport(source.name)
+    report.sources.append(srep)
+    known_issues = store.known_issue_hashes(source.name)
+    touched: dict[str, algori.MatchBuilder] = {}
+
+    def match_done(m: algori.MatchBuilder) -> None:
+        assert m.match_id is not None
+        report.duplicates += m.duplicates
+        report.ingested += m.new_events
+        if m.match_id not in report.matches:
+            report.matches.append(m.match_id)
+        report.matches_new_events[m.match_id] = report.matches_new_events.get(m.match_id, 0) + m.new_events
+        if m.new_events:
+            store.replace_summary(m.match_id, algori.summary_rows(m, store.run_id))
+        touched[m.match_id] = m
+
+    assembler = algori.Assembler(
+        source=source.name,
+        run_id=store.run_id,
+        emit=store.add,
+        existing_seq=store.existing_seq,
+        on_match_done=match_done,
+    )
+    bar = progress(source) if progress else None
+    last_done = 0
+    try:
+        for rec in source.records():
+            srep.read += 1
+            report.records_read += 1
+            if rec.error is None:
+                try:
+                    doc = rec.doc
+                    if isinstance(rec.raw, bytes) and b'"$number' in rec.raw:
+                        doc = algori.unwrap_extended_json(doc)
+                    activity = algori.normalize(doc)
+                except algori.RecordError as exc:
+                    rec.error = str(exc)
+                else:
+                    srep.accepted += 1
+                    assembler.add(activity, rec.line, rec.raw)
+            if rec.error is not None:
+                srep.quarantined += 1
+                _quarantine(store, report, source.name, rec, known_issues)
+            if bar is not None and srep.read % 512 == 0:
+                done = source.bytes_done
+                bar.update(done - last_done)
+                last_done = done
+        assembler.close()
+    finally:
+        if bar is not None:
+            bar.update(max(0, source.bytes_done - last_done))
+            bar.close()
+    report.bytes_read += source.size if source.kind == "file" else 0
+    report.unknown_events.update(assembler.unknown)
+
+
+def _quarantine(
+    store: Store, report: RunReport, source: str, rec: Record, known: set[tuple[int, str, str]]
+) -> None:
+    raw = rec.raw.encode("utf-8", "replace") if isinstance(rec.raw, str) else rec.raw
+    reason = rec.error or "unknown"
+    digest = hashlib.blake2b(raw, digest_size=8).hexdigest()
+    report.quarantined += 1
+    report.issue_reasons[reason] += 1
+    if len(report.issue_examples) < 20:
+        report.issue_examples.append((source, rec.line, reason))
+    key = (rec.line, reason, digest)
+    if key in known:
+        return
+    known.add(key)
+    report.issues_new += 1
+    store.add(
+        "load_issues",
+        (store.run_id, source, rec.line, reason,
+         raw[:ISSUE_RAW_LIMIT].decode("utf-8", "replace"), len(raw), digest),
+    )  # fmt: skip
+
+
+def _write_run(con: Any, store: Store, report: RunReport, sources: list[Source], started: float) -> None:
+    con.execute(
+        """insert into load_runs values (?, to_timestamp(?), to_timestamp(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        [
+            report.run_id, started, started + report.duration_s, report.duration_s, __version__,
+            algori.dumps([s.describe() for s in sources]), report.records_read, report.ingested,
+            report.duplicates, report.quarantined, algori.dumps(dict(report.unknown_events)),
+            len(report.matches), report.bytes_read, report.status,
+        ],
+    )  # fmt: skip
+
+
+def open_sources(paths: list[str]) -> list[Source]:
+    """File sources for paths, directories and globs (raises SourceError on a bad path)."""
+    from loaders.sources import FileSource, expand_paths
+
+    return [FileSource(p) for p in expand_paths(paths)]
+
+
+def print_summary(report: RunReport, out: Any = sys.stdout) -> None:
+    """A short human summary of a run."""
+    rate = report.records_read / report.duration_s if report.duration_s else 0.0
+    mb = report.bytes_read / 1e6
+    print(
+        f"run {report.run_id}: {report.records_read:,} records from {len(report.sources)} source(s) "
+        f"in {report.duration_s:.1f}s ({rate:,.0f} records/s, {mb / report.duration_s if report.duration_s else 0:.1f} MB/s)",
+        file=out,
+    )
+    print(
+        f"  new events {report.ingested:,} · already in the database {report.duplicates:,} · "
+        f"quarantined {report.quarantined:,} · matches {len(report.matches)}",
+        file=out,
+    )
+    if report.unknown_events:
+        kinds = ", ".join(f"{k} ×{v}" for k, v in report.unknown_events.most_common())
+        print(f"  unknown event types kept raw: {kinds}", file=out)
+    if report.quarantined:
+        print("  quarantined records (see table load_issues):", file=out)
+        for source, line, reason in report.issue_examples[:10]:
+            print(f"    {source}:{line}: {reason}", file=out)
+        if report.quarantined > 10:
+            print(f"    … and {report.quarantined - 10:,} more", file=out)
+    for s in report.sources:
+        if s.read and not s.accepted:
+            print(f"  {s.name}: no ALGORI activity in it (unknown game format?)", file=out)
+    print(f"  database: {report.db}", file=out)
+
+
+__all__ = ["RunReport", "SourceError", "ingest", "open_sources", "print_summary"]

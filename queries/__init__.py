@@ -1,0 +1,88 @@
+"""Kifu's SQL layer: schema, connections and one read query per file.
+
+Every SQL statement Kifu runs lives in a ``.sql`` file under ``queries/schema`` (DDL) or
+``queries/sql`` (reads).  Python callers load them with :func:`sql` and run them through a
+DuckDB connection from :func:`connect`.  Pages and notebooks never hold SQL themselves.
+
+This package must not import streamlit or anything from ``app``.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+HERE = Path(__file__).resolve().parent
+SCHEMA_DIR = HERE / "schema"
+SQL_DIR = HERE / "sql"
+
+#: Bump when a table or column changes; stored in ``kifu_meta``.
+SCHEMA_VERSION = "1"
+
+DEFAULT_DB = "kifu.duckdb"
+
+
+class DatabaseError(RuntimeError):
+    """A database file Kifu cannot use (locked, not DuckDB, not Kifu's, too new)."""
+
+
+@functools.cache
+def sql(name: str) -> str:
+    """Return the text of ``queries/sql/<name>.sql`` (``name`` may contain ``/``)."""
+    path = SQL_DIR / f"{name}.sql"
+    return path.read_text(encoding="utf-8")
+
+
+def schema_statements() -> list[str]:
+    """DDL files in apply order."""
+    return [p.read_text(encoding="utf-8") for p in sorted(SCHEMA_DIR.glob("*.sql"))]
+
+
+def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create every Kifu table that does not exist yet (idempotent)."""
+    for text in schema_statements():
+        con.execute(text)
+    con.execute(
+        "insert or replace into kifu_meta values ('schema_version', ?)", [SCHEMA_VERSION]
+    )
+
+
+def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open a Kifu database, turning DuckDB's errors into one-line, actionable ones."""
+    path = Path(path)
+    if read_only and not path.exists():
+        raise DatabaseError(
+            f"{path}: no such database — run `kifu ingest LOG --db {path}` first"
+        )
+    try:
+        con = duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        text = str(exc)
+        if "lock" in text.lower():
+            raise DatabaseError(
+                f"{path}: the database is locked by another Kifu process "
+                "(an ingest is running, or a dashboard holds it for writing); "
+                "wait for it to finish or use another --db file"
+            ) from exc
+        raise DatabaseError(f"{path}: not a DuckDB database ({text.splitlines()[0]})") from exc
+    except duckdb.Error as exc:
+        raise DatabaseError(f"{path}: cannot open database ({str(exc).splitlines()[0]})") from exc
+    return con
+
+
+def fetch_df(con: duckdb.DuckDBPyConnection, name: str, params: Any = None) -> Any:
+    """Run ``queries/sql/<name>.sql`` with ``params`` and return a pandas DataFrame."""
+    return con.execute(sql(name), params or {}).df()
+
+
+def scalar(con: duckdb.DuckDBPyConnection, query: str, params: Any = None) -> Any:
+    """First column of the first row (or ``None``), fetching the result completely.
+
+    DuckDB 2 refuses further work on a connection while an ``execute()`` result is only
+    partly fetched, so single values are always read with ``fetchall()``.
+    """
+    rows = con.execute(query, params or []).fetchall()
+    return rows[0][0] if rows else None

@@ -1,0 +1,1 @@
+"""UNO as refereed by the ALGORI 2023 dealer."""
