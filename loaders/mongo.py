@@ -41,6 +41,11 @@ class MongoSource:
         timeout_ms: int = 5000,
         batch_size: int = BATCH_SIZE,
     ) -> None:
+        if not uri.startswith(("mongodb://", "mongodb+srv://")):
+            raise SourceError(
+                f"MongoDB URI {redact_uri(uri)!r} must start with mongodb:// or mongodb+srv:// "
+                "(e.g. mongodb://uno:uno@localhost:27017)"
+            )
         self.uri = uri
         self.database = database
         self.collection_name = collection
@@ -72,11 +77,12 @@ class MongoSource:
             import pymongo
 
             try:
-                self._client = pymongo.MongoClient(
-                    self.uri,
-                    serverSelectionTimeoutMS=self._timeout_ms,
-                    connectTimeoutMS=self._timeout_ms,
-                )
+                options: dict[str, Any] = {}
+                if "serverselectiontimeoutms" not in self.uri.lower():
+                    options["serverSelectionTimeoutMS"] = self._timeout_ms
+                if "connecttimeoutms" not in self.uri.lower():
+                    options["connectTimeoutMS"] = self._timeout_ms
+                self._client = pymongo.MongoClient(self.uri, **options)
             except Exception as exc:  # invalid URI, bad options
                 raise SourceError(f"MongoDB URI {redact_uri(self.uri)}: {_first_line(exc)}") from exc
         return self._client[self.database][self.collection_name]

@@ -133,6 +133,7 @@ def _ingest_source(source: Source, store: Store, report: RunReport, progress: Pr
     )
     bar = progress(source) if progress else None
     last_done = 0
+    source_started = time.time()
     try:
         for rec in source.records():
             srep.read += 1
@@ -151,8 +152,10 @@ def _ingest_source(source: Source, store: Store, report: RunReport, progress: Pr
             if rec.error is not None:
                 srep.quarantined += 1
                 _quarantine(store, report, source.name, rec, known_issues)
-            if bar is not None and srep.read % 512 == 0:
+            if bar is not None and srep.read % 1024 == 0:
                 done = source.bytes_done
+                elapsed = time.time() - source_started
+                bar.set_postfix_str(f"{srep.read:,} records, {srep.read / elapsed:,.0f} rec/s", refresh=False)
                 bar.update(done - last_done)
                 last_done = done
         assembler.close()
@@ -205,8 +208,9 @@ def open_sources(paths: list[str]) -> list[Source]:
     return [FileSource(p) for p in expand_paths(paths)]
 
 
-def print_summary(report: RunReport, out: Any = sys.stdout) -> None:
+def print_summary(report: RunReport, out: Any = None) -> None:
     """A short human summary of a run."""
+    out = out or sys.stdout
     rate = report.records_read / report.duration_s if report.duration_s else 0.0
     mb = report.bytes_read / 1e6
     print(

@@ -142,8 +142,9 @@ def _iter_lines(stream: BinaryIO) -> Iterator[tuple[int, bytes, bool]]:
     carry = b""
     skipping = False  # inside an over-long line: drop bytes until its newline
     bom_checked = False
+    read = getattr(stream, "read1", stream.read)  # read1: a cut gzip stream still yields its head
     while True:
-        chunk = stream.read(CHUNK)
+        chunk = read(CHUNK)
         if not chunk:
             break
         if not bom_checked:

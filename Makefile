@@ -1,0 +1,30 @@
+# Kifu — the two commands of the README, plus helpers.
+DB ?= kifu.duckdb
+PORT ?= 8501
+
+.PHONY: demo test setup setup-dev ingest-sample serve bench clean
+
+## Ingest the bundled sample log into $(DB) and serve the dashboard on 127.0.0.1:$(PORT).
+demo: setup ingest-sample serve
+
+## Run the whole test suite (unit, fixtures, MongoDB via mongomock, AppTest, browser, notebook).
+test: setup-dev
+	.venv/bin/python -m pytest
+
+setup:
+	scripts/setup.sh
+
+setup-dev:
+	scripts/setup.sh dev
+
+ingest-sample:
+	.venv/bin/kifu ingest --sample --db $(DB)
+
+serve:
+	.venv/bin/kifu serve --db $(DB) --port $(PORT)
+
+bench: setup-dev
+	.venv/bin/python benchmarks/bench_ingest.py
+
+clean:
+	rm -rf .venv .pytest_cache .hypothesis test-results $(DB)

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Create .venv and install Kifu into it. Idempotent: reinstalls only when a requirements
+# file or pyproject.toml changed.  `scripts/setup.sh dev` adds the test dependencies and
+# Debian's chromium for the browser tests (when running as root with apt-get available).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+mode=${1:-run}
+reqs=requirements.txt
+[ "$mode" = dev ] && reqs=requirements-dev.txt
+
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv with $($PYTHON --version)"
+  "$PYTHON" -m venv .venv
+fi
+stamp=".venv/.kifu-$mode-$(cat requirements.txt requirements-dev.txt pyproject.toml | sha256sum | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  echo "== installing $reqs into .venv"
+  .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r "$reqs"
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
+  touch "$stamp"
+fi
+
+if [ "$mode" = dev ] && [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "== installing Debian's chromium for the browser tests"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "== /usr/bin/chromium missing and not root: browser tests will be skipped"
+  fi
+fi

@@ -1,0 +1,103 @@
+"""Shared test helpers: repository paths, the real dealer fixtures, tiny ingest helpers."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+FIXTURES = SHARED / "fixtures" / "algori-2023"
+SAMPLE = REPO / "samples" / "misbehave_bind2_40.download.jsonl.gz"
+
+MATCHES = [
+    "demo4_skipbind2_300",
+    "demo4_bind2_60",
+    "misbehave_skipbind2_80",
+    "misbehave_bind2_40",
+    "noprogress_hoard4_3",
+    "deckout_hoard3_aggressor1_12",
+    "speciallogic_timeout_probe_2",
+]
+SMALL_MATCHES = [m for m in MATCHES if m not in ("demo4_skipbind2_300",)]
+
+
+def fixture_path(match: str, kind: str = "download") -> Path:
+    path = FIXTURES / f"{match}.{kind}.jsonl.gz"
+    if not path.exists():
+        pytest.skip(f"real dealer fixtures not found at {FIXTURES} (shared/ must sit beside the checkout)")
+    return path
+
+
+def read_lines(path: Path) -> list[bytes]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as f:
+        return [line for line in f.read().split(b"\n") if line.strip()]
+
+
+def file_facts(path: Path) -> dict[str, Any]:
+    """What a plain json.loads pass over a dealer log says (independent of Kifu's code)."""
+    events: Counter[str] = Counter()
+    causes: Counter[str] = Counter()
+    challenges: Counter[tuple[Any, Any]] = Counter()
+    titles: Counter[Any] = Counter()
+    for line in read_lines(path):
+        d = json.loads(line)
+        events[d["event"]] += 1
+        c = d.get("contents")
+        if d["event"] == "penalty":
+            err = c["error"]
+            causes[err["message"] if isinstance(err, dict) else err] += 1
+        elif d["event"] == "challenge":
+            challenges[(c.get("is_challenge"), (c.get("result") or {}).get("is_challenge_success"))] += 1
+        elif d["event"] == "special-logic":
+            titles[c.get("title")] += 1
+    return {"lines": sum(events.values()), "events": events, "causes": causes,
+            "challenges": challenges, "titles": titles}  # fmt: skip
+
+
+def ingest(db: Path, *paths: Any, **kw: Any) -> Any:
+    from loaders.pipeline import ingest as run
+    from loaders.pipeline import open_sources
+
+    return run(open_sources([str(p) for p in paths]), db, **kw)
+
+
+def table_snapshot(db: Path, exclude: tuple[str, ...] = ("load_runs",)) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every data table, sorted (for 'nothing changed' assertions)."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        tables = [r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()]
+        out = {}
+        for t in sorted(tables):
+            if t in exclude:
+                continue
+            rows = con.execute(f"select * from {t}").fetchall()
+            out[t] = sorted(rows, key=repr)
+        return out
+    finally:
+        con.close()
+
+
+def query(db: Path, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def write_lines(path: Path, lines: list[bytes], *, gz: bool = False) -> Path:
+    data = b"\n".join(lines) + b"\n"
+    if gz:
+        with gzip.open(path, "wb") as f:
+            f.write(data)
+    else:
+        path.write_bytes(data)
+    return path

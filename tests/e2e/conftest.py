@@ -1,0 +1,103 @@
+"""Browser tests: `kifu serve` on a free port, driven by Playwright in Debian's chromium.
+
+Playwright's own browser download does not work on these machines, so the tests use
+``/usr/bin/chromium`` (``apt-get install chromium``; ``scripts/setup.sh dev`` does it as
+root) and skip, saying why, when it is missing.  Screenshots go to ``test-results/``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO, SAMPLE, ingest
+
+CHROMIUM = Path(os.environ.get("KIFU_CHROMIUM", "/usr/bin/chromium"))
+SCREENSHOTS = REPO / "test-results" / "screenshots"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/e2e/" in str(item.fspath):
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium); browser tests skipped")
+    return {
+        **browser_type_launch_args,
+        "executable_path": str(CHROMIUM),
+        "args": ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    }  # fmt: skip
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.read() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise TimeoutError(f"{url} not healthy after {timeout}s")
+
+
+@pytest.fixture(scope="session")
+def served_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("e2e") / "kifu.duckdb"
+    ingest(db, SAMPLE)
+    return db
+
+
+@pytest.fixture(scope="session")
+def app_url(served_db: Path) -> Iterator[str]:
+    """`kifu serve` exactly as the README runs it, on a free port."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kifu.cli", "serve", "--db", str(served_db), "--port", str(port)],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def wait_for_app(page: Any) -> None:
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=30_000)
+
+
+def screenshot(page: Any, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

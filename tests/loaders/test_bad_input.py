@@ -1,0 +1,196 @@
+"""Malformed input: one defect per file; the defect is quarantined, everything else ingests.
+
+Each case starts from ``tests/data/probe_head.jsonl`` (the first 24 lines of a real dealer
+log) and breaks exactly one line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, fixture_path, ingest, query, read_lines, table_snapshot, write_lines
+
+BASE = REPO / "tests" / "data" / "probe_head.jsonl"
+
+
+def base_lines() -> list[bytes]:
+    return read_lines(BASE)
+
+
+def _set(line: bytes, **changes: object) -> bytes:
+    doc = json.loads(line)
+    for key, value in changes.items():
+        if value is _DROP:
+            doc.pop(key, None)
+        else:
+            doc[key] = value
+    return json.dumps(doc).encode()
+
+
+_DROP = object()
+
+Mutation = Callable[[bytes], bytes]
+
+CASES: list[tuple[str, int, Mutation, str]] = [
+    ("invalid_json", 8, lambda l: l[:50] + b"}}{", "invalid JSON"),
+    ("binary_garbage", 9, lambda l: bytes(b for b in range(256) if b != 10) * 3, "not UTF-8"),
+    ("latin1_text", 12, lambda l: l.replace(b"speciallogic", "spécial".encode("latin-1")), "not UTF-8"),
+    ("not_an_object", 6, lambda l: b"[1, 2, 3]", "not a JSON object"),
+    ("missing_event", 7, lambda l: _set(l, event=_DROP), "missing required field 'event'"),
+    ("event_not_string", 7, lambda l: _set(l, event=42), "field 'event'"),
+    ("missing_dealer", 10, lambda l: _set(l, dealer=_DROP), "missing required field 'dealer'"),
+    ("turn_not_integer", 11, lambda l: _set(l, turn="one"), "field 'turn'"),
+    ("turn_missing", 11, lambda l: _set(l, turn=_DROP), "without the round number"),
+    ("contents_not_object", 7, lambda l: _set(l, contents="oops"), "field 'contents'"),
+    ("desk_not_object", 13, lambda l: _set(l, desk=[1]), "field 'desk'"),
+    ("date_not_a_date", 14, lambda l: _set(l, dateCreated="yesterday"), "dateCreated"),
+    ("penalty_without_player", 20, lambda l: l.replace(b'"player":"P-00000013"', b'"player":7'), "penalty without"),
+    ("next_player_missing", 16, lambda l: l.replace(b'"next_player"', b'"nxt"'), "next-player without"),
+    ("first_player_without_order", 5, lambda l: l.replace(b'"play_order"', b'"order"'), "play_order"),
+]
+
+
+@pytest.mark.parametrize(("name", "line_no", "mutate", "reason"), CASES, ids=[c[0] for c in CASES])
+def test_one_defect_is_quarantined_rest_ingests(
+    tmp_path: Path, name: str, line_no: int, mutate: Mutation, reason: str
+) -> None:
+    lines = base_lines()
+    lines[line_no - 1] = mutate(lines[line_no - 1])
+    path = write_lines(tmp_path / f"{name}.jsonl", lines)
+    report = ingest(tmp_path / "k.duckdb", path)
+    assert report.quarantined == 1
+    assert report.ingested == len(lines) - 1
+    issues = query(tmp_path / "k.duckdb", "select source, line, reason, raw_length from load_issues")
+    assert len(issues) == 1
+    source, line, why, length = issues[0]
+    assert source == str(path)
+    assert line == line_no
+    assert reason in why
+    assert length == len(lines[line_no - 1])
+    assert query(tmp_path / "k.duckdb", "select count(*) from events") == [(len(lines) - 1,)]
+
+
+def test_truncated_last_line(tmp_path: Path) -> None:
+    lines = base_lines()
+    data = b"\n".join(lines)[:-300]  # cut into the last line, no final newline
+    path = tmp_path / "truncated.jsonl"
+    path.write_bytes(data)
+    report = ingest(tmp_path / "k.duckdb", path)
+    assert report.ingested == len(lines) - 1
+    assert query(tmp_path / "k.duckdb", "select line, reason from load_issues") == [
+        (len(lines), "invalid JSON: unexpected end of data (truncated line?)")
+    ] or "truncated" in query(tmp_path / "k.duckdb", "select reason from load_issues")[0][0]
+
+
+def test_over_long_line_is_quarantined_in_bounded_memory(tmp_path: Path) -> None:
+    from loaders.sources import MAX_LINE_BYTES
+
+    lines = base_lines()
+    lines.insert(10, b'{"event":"' + b"x" * (MAX_LINE_BYTES + 10) + b'"}')
+    path = write_lines(tmp_path / "long.jsonl", lines)
+    report = ingest(tmp_path / "k.duckdb", path)
+    assert report.ingested == len(lines) - 1
+    ((line, reason, stored, length),) = query(
+        tmp_path / "k.duckdb", "select line, reason, length(raw), raw_length from load_issues"
+    )
+    assert line == 11
+    assert "longer than" in reason
+    assert stored <= 65536
+
+
+def test_gzip_cut_short_keeps_what_was_readable(tmp_path: Path) -> None:
+    data = gzip.compress(b"\n".join(base_lines()) + b"\n")
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(data[: len(data) // 2])
+    report = ingest(tmp_path / "k.duckdb", path)
+    assert report.ingested > 0
+    reasons = [r for (r,) in query(tmp_path / "k.duckdb", "select reason from load_issues")]
+    assert any("unreadable" in r for r in reasons)
+
+
+def test_corrupted_fixture_ingests_every_good_line_and_records_every_bad_one(tmp_path: Path) -> None:
+    """Garbage lines inserted at random places and the last line truncated."""
+    good = read_lines(fixture_path("misbehave_bind2_40"))
+    rng = random.Random(20231018)
+    garbage = [b"\x00\x01\x02garbage", b"{not json", b"[]", b'{"event": 1}', b"\xff\xfe\xfd", b'{"dealer":"x"}']
+    out: list[bytes] = []
+    bad_lines: list[int] = []
+    for line in good[:-1]:
+        if rng.random() < 0.01:
+            out.append(rng.choice(garbage))
+            bad_lines.append(len(out))
+        out.append(line)
+    out.append(good[-1][: len(good[-1]) // 2])
+    bad_lines.append(len(out))
+    path = tmp_path / "corrupt.jsonl"
+    path.write_bytes(b"\n".join(out))  # no final newline: the last line is cut
+    db = tmp_path / "k.duckdb"
+    report = ingest(db, path)
+    assert report.ingested == len(good) - 1
+    assert report.quarantined == len(bad_lines)
+    assert [line for (line,) in query(db, "select line from load_issues order by line")] == bad_lines
+    # the events are exactly the good lines, in order
+    raw = [r for (r,) in query(db, "select raw from raw_activities order by seq")]
+    assert raw == [line.decode() for line in good[:-1]]
+
+
+def test_reingesting_a_file_with_bad_lines_adds_nothing(tmp_path: Path) -> None:
+    lines = base_lines()
+    lines[5] = b"{broken"
+    path = write_lines(tmp_path / "bad.jsonl", lines)
+    db = tmp_path / "k.duckdb"
+    ingest(db, path)
+    before = table_snapshot(db)
+    again = ingest(db, path)
+    assert again.ingested == 0 and again.issues_new == 0 and again.quarantined == 1
+    assert table_snapshot(db) == before
+
+
+def test_nothing_ingestible_exits_non_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kifu.cli import main
+
+    path = tmp_path / "kakomimasu.json"
+    path.write_text('{"gameId": "abc", "board": {"width": 8}}\n')
+    code = main(["ingest", str(path), "--db", str(tmp_path / "k.duckdb"), "--no-progress"])
+    out = capsys.readouterr()
+    assert code == 1
+    assert "nothing could be ingested" in out.err
+    assert "unknown game format" in out.out
+    assert query(tmp_path / "k.duckdb", "select count(*) from load_issues") == [(1,)]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["/nonexistent/file.jsonl"], "no such file or directory"),
+        (["{tmp}/*.nothing"], "pattern matches no files"),
+        (["{tmp}"], "directory holds no log files"),
+    ],
+)
+def test_unreadable_paths_give_one_line_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    from kifu.cli import main
+
+    argv = ["ingest", *[a.format(tmp=tmp_path) for a in args], "--db", str(tmp_path / "k.duckdb")]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip()
+    assert message in err
+    assert len(err.splitlines()) == 1
+
+
+def test_not_a_duckdb_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kifu.cli import main
+
+    db = tmp_path / "notes.txt"
+    db.write_text("hello, this is not a database\n" * 100)
+    assert main(["ingest", str(BASE), "--db", str(db), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "not a DuckDB database" in err
+    assert db.read_text().startswith("hello")

@@ -1,0 +1,131 @@
+"""The MongoDB loader, against mongomock always and a real server when one is configured.
+
+Set ``KIFU_TEST_MONGODB_URI`` (e.g. ``mongodb://uno:uno@localhost:27017``) to run the same
+tests against a real MongoDB; each test then works in its own throw-away database.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bson import json_util
+
+from loaders.mongo import MongoSource, redact_uri
+from loaders.pipeline import ingest
+from loaders.sources import SourceError
+from tests.conftest import fixture_path, query, read_lines
+from tests.conftest import ingest as ingest_files
+
+pytestmark = pytest.mark.mongo
+REAL_URI = os.environ.get("KIFU_TEST_MONGODB_URI")
+EVENT_COLS = "match_id, seq, round_no, turn_no, event, actor, target, card_color, card_number, card_special, n_cards, chosen_color, yell_uno, draw_reason"
+
+
+@pytest.fixture(params=["mongomock", "real"])
+def mongo(request: pytest.FixtureRequest) -> Iterator[tuple[Any, str, str]]:
+    """(client, uri, database name) of an empty database."""
+    name = f"kifu_test_{uuid.uuid4().hex[:8]}"
+    if request.param == "mongomock":
+        import mongomock
+
+        yield mongomock.MongoClient(), "mongodb://mongomock", name
+        return
+    if not REAL_URI:
+        pytest.skip("no real MongoDB: set KIFU_TEST_MONGODB_URI to run these tests against a server")
+    import pymongo
+
+    client: Any = pymongo.MongoClient(REAL_URI, serverSelectionTimeoutMS=3000)
+    try:
+        yield client, REAL_URI, name
+    finally:
+        client.drop_database(name)
+        client.close()
+
+
+def load_stored(client: Any, database: str, *matches: str, shuffle: bool = False) -> int:
+    docs = []
+    for match in matches:
+        docs += [json_util.loads(line) for line in read_lines(fixture_path(match, "stored"))]
+    if shuffle:
+        random.Random(7).shuffle(docs)
+    client[database]["activities"].insert_many(docs)
+    return len(docs)
+
+
+def test_mongo_activities_match_the_downloaded_file(tmp_path: Path, mongo: tuple[Any, str, str]) -> None:
+    client, uri, name = mongo
+    n = load_stored(client, name, "misbehave_bind2_40", shuffle=True)
+    db = tmp_path / "mongo.duckdb"
+    report = ingest([MongoSource(uri, name, client=client, batch_size=500)], db)
+    assert report.ingested == n and report.quarantined == 0
+    ref = tmp_path / "file.duckdb"
+    ingest_files(ref, fixture_path("misbehave_bind2_40"))
+    # log order restored from dateCreated/_id although documents were inserted shuffled
+    assert query(db, f"select {EVENT_COLS} from events order by seq") == query(
+        ref, f"select {EVENT_COLS} from events order by seq"
+    )
+    assert query(db, "select cause, count(*) from penalties group by all order by all") == query(
+        ref, "select cause, count(*) from penalties group by all order by all"
+    )
+    # and the file, ingested after MongoDB, adds nothing
+    again = ingest_files(db, fixture_path("misbehave_bind2_40"))
+    assert again.ingested == 0 and again.duplicates == n
+
+
+def test_dealer_filters(tmp_path: Path, mongo: tuple[Any, str, str]) -> None:
+    client, uri, name = mongo
+    load_stored(client, name, "speciallogic_timeout_probe_2", "noprogress_hoard4_3")
+    db = tmp_path / "k.duckdb"
+    ingest([MongoSource(uri, name, client=client, dealer_code="D-00000004")], db)
+    assert query(db, "select dealer_code, dealer_name, n_events from matches") == [
+        ("D-00000004", "speciallogic-timeout-probe-2", 341)
+    ]
+    db2 = tmp_path / "k2.duckdb"
+    ingest([MongoSource(uri, name, client=client, dealer="noprogress-hoard4-3")], db2)
+    assert query(db2, "select dealer_code, n_events from matches") == [("D-00000002", 779)]
+
+
+def test_bad_documents_are_quarantined(tmp_path: Path, mongo: tuple[Any, str, str]) -> None:
+    client, uri, name = mongo
+    load_stored(client, name, "speciallogic_timeout_probe_2")
+    col = client[name]["activities"]
+    col.insert_one({"dealer": "speciallogic-timeout-probe-2", "turn": "x", "dateCreated": 0})
+    db = tmp_path / "k.duckdb"
+    report = ingest([MongoSource(uri, name, client=client)], db)
+    assert report.ingested == 341 and report.quarantined == 1
+    ((line, reason, raw),) = query(db, "select line, reason, raw from load_issues")
+    assert line == 1 and "event" in reason and '"turn": "x"' in raw
+
+
+def test_unreachable_server_is_a_one_line_error_without_password() -> None:
+    src = MongoSource("mongodb://uno:s3cret-pw@127.0.0.1:9/", timeout_ms=200)
+    with pytest.raises(SourceError) as err:
+        list(src.records())
+    text = str(err.value)
+    assert "unreachable" in text and "s3cret-pw" not in text and "\n" not in text
+    assert "uno:***@127.0.0.1:9" in text
+
+
+def test_cli_mongo_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kifu.cli import main
+
+    code = main(["ingest", "--mongo-uri", "mongodb://kifu:hunter2@127.0.0.1:9/?serverSelectionTimeoutMS=200",
+                 "--db", str(tmp_path / "k.duckdb"), "--no-progress"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "hunter2" not in err and "unreachable" in err and len(err.strip().splitlines()) == 1
+    code = main(["ingest", "--mongo-uri", "not-a-uri", "--db", str(tmp_path / "k.duckdb")])
+    err = capsys.readouterr().err
+    assert code == 1 and "MongoDB URI" in err
+
+
+def test_redact_uri() -> None:
+    assert redact_uri("mongodb://uno:uno@localhost:27017/db") == "mongodb://uno:***@localhost:27017/db"
+    assert redact_uri("mongodb+srv://a:b%40c@x.example/") == "mongodb+srv://a:***@x.example/"
+    assert redact_uri("mongodb://localhost") == "mongodb://localhost"
