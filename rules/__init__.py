@@ -1,7 +1,32 @@
 """Kifu's rules engine: pure game rules, replay and judgement.
 
-One sub-package per game (``rules.uno`` for the ALGORI UNO contest).  Nothing in this
-package performs I/O or imports streamlit, duckdb, pandas or pymongo; a test enforces it.
+One sub-package per game (``rules.uno`` for the ALGORI UNO contest); later games
+(Kakomimasu, CHaser, JUA rules) join as sibling packages registering their rulesets.
+Nothing in this package performs I/O or imports streamlit, duckdb, pandas or pymongo; a
+test enforces it.
+
+    >>> from rules import get_ruleset
+    >>> get_ruleset("algori-2023/skip_bind_2").version
+    '1.0'
 """
 
 from __future__ import annotations
+
+from rules.core import REGISTRY, Check, Frame, Ruleset, Violation
+
+
+def get_ruleset(ruleset_id: str) -> Ruleset:
+    _load_games()
+    return REGISTRY.get(ruleset_id)
+
+
+def available_rulesets() -> list[str]:
+    _load_games()
+    return sorted(REGISTRY.rulesets)
+
+
+def _load_games() -> None:
+    import rules.uno.ruleset  # noqa: F401  (registers the ALGORI rulesets)
+
+
+__all__ = ["Check", "Frame", "Ruleset", "Violation", "available_rulesets", "get_ruleset"]

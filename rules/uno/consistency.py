@@ -1,0 +1,168 @@
+"""Consistency: the replayed board against the dealer's own ``desk`` snapshots.
+
+The dealer does not always write the state *after* an event (rules digest, Appendix A):
+play-card / play-draw-card lines carry an "as if accepted" hybrid, player-sent
+colour/pointing/special-logic/public-card lines the state before, the dealer's colour
+line after a wild the state after but with a black top, and first-player the state before
+the first card's effect.  :func:`expected_view` models each of these, so a mismatch is a
+real disagreement.  After a mismatch on a post-state snapshot the replay resynchronises
+from the snapshot (:func:`resync`), so one error does not cascade.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from rules.core import CONSISTENCY, ERROR, Violation
+from rules.uno import events as E
+from rules.uno.cards import Card
+from rules.uno.state import GameState, frozen, remove_card
+from rules.uno.transitions import is_dealer_color_line
+from rules.uno.verdicts import truthy
+
+PRE = "pre"
+POST = "post"
+HYBRID = "hybrid"
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What the snapshot should show."""
+
+    timing: str
+    hands: dict[str, tuple[Card, ...]]
+    loose_hand: str | None  # this player's hand may be any one card short (hybrid quirk)
+    top: Card | None
+    yell: dict[str, Any]
+    direction: bool
+    draw: int
+    reveal: int
+
+
+def expected_view(before: GameState, after: GameState, ev: E.Event) -> View | None:
+    if isinstance(ev, (E.PlayCard, E.PlayDrawCard)):
+        return _hybrid(before, ev)
+    if isinstance(ev, (E.PublicCard, E.PointedNotSayUno, E.SpecialLogic)):
+        return _view(PRE, before)
+    if isinstance(ev, E.ColorOfWild):
+        if is_dealer_color_line(before, ev):
+            top = Card("black", None, after.top.special) if after.top is not None else None
+            return _view(POST, after, top=top)
+        return _view(PRE, before)
+    if isinstance(ev, E.FirstPlayer):
+        return _view(POST, after, direction=True)
+    if isinstance(ev, (E.JoinRoom, E.Disconnect, E.FinishGame, E.Unknown)):
+        return None
+    if isinstance(ev, E.Penalty):  # written before the turn passes: a failed colour keeps the black top
+        return _view(POST, after, top=before.top)
+    return _view(POST, after)
+
+
+def _view(timing: str, s: GameState, *, top: Card | None = None, direction: bool | None = None) -> View:
+    return View(timing, dict(s.hands), None, top if top is not None else s.top, dict(s.yell),
+                s.direction if direction is None else direction, s.draw_pile, s.discard)  # fmt: skip
+
+
+def _hybrid(s: GameState, ev: E.PlayCard | E.PlayDrawCard) -> View:
+    p = ev.player
+    hands = dict(s.hands)
+    loose = None
+    card = ev.card
+    # a declined play-draw-card shows the hand whole; any other shows it one card short
+    p_hand_kept = isinstance(ev, E.PlayDrawCard) and not truthy(ev.is_play_raw)
+    if p in hands and not p_hand_kept:
+        rest = remove_card(hands[p], card) if card is not None and _verbatim(ev.card_raw) else None
+        if rest is None:
+            loose = p
+        else:
+            hands[p] = rest
+    yell = dict(s.yell)
+    if p in yell and isinstance(ev.yell_raw, bool):
+        yell[p] = ev.yell_raw
+    direction = s.direction
+    if isinstance(ev.card_raw, dict) and ev.card_raw.get("special") == "reverse":
+        direction = not direction
+    return View(HYBRID, hands, loose, s.top, yell, direction, s.draw_pile, s.discard + 1)
+
+
+def _verbatim(raw: Any) -> bool:
+    return isinstance(raw, dict) and set(raw) <= {"color", "number", "special"}
+
+
+def compare(view: View, snap: E.Snapshot) -> list[tuple[str, str, str]]:
+    """Differences as (field, expected, actual)."""
+    out: list[tuple[str, str, str]] = []
+    for p in sorted(set(view.hands) | set(snap.hands)):
+        want = view.hands.get(p, ())
+        got = snap.hands.get(p)
+        if got is None:
+            out.append((f"hand {p}", _cards(want), "missing"))
+            continue
+        if p == view.loose_hand:
+            if len(got) != len(want) - 1 or Counter(got) - Counter(want):
+                out.append((f"hand {p}", f"{_cards(want)} less one card", _cards(got)))
+        elif Counter(got) != Counter(want):
+            out.append((f"hand {p}", _cards(want), _cards(got)))
+    if snap.top != view.top:
+        out.append(("top", str(view.top), str(snap.top)))
+    for p, flag in snap.yell.items():
+        if isinstance(flag, bool) and view.yell.get(p, False) != flag:
+            out.append((f"yell {p}", str(view.yell.get(p, False)).lower(), str(flag).lower()))
+    if isinstance(snap.turn_right, bool) and snap.turn_right != view.direction:
+        out.append(("direction", _dir(view.direction), _dir(snap.turn_right)))
+    if type(snap.draw) is int and snap.draw != view.draw:
+        out.append(("draw pile", str(view.draw), str(snap.draw)))
+    if type(snap.reveal) is int and snap.reveal != view.reveal:
+        out.append(("discard pile", str(view.reveal), str(snap.reveal)))
+    return out
+
+
+def _cards(cards: tuple[Card, ...]) -> str:
+    return "[" + ", ".join(sorted(map(str, cards))) + "]"
+
+
+def _dir(d: bool) -> str:
+    return "right" if d else "left"
+
+
+def check_snapshot(before: GameState, after: GameState, ev: E.Event) -> tuple[list[Violation], GameState]:
+    """Violations for a snapshot that disagrees, and the state to continue from."""
+    snap = ev.desk
+    if snap is None or not before.seats and not isinstance(ev, E.FirstPlayer):
+        return [], after
+    view = expected_view(before, after, ev)
+    if view is None:
+        return [], after
+    diffs = compare(view, snap)
+    if not diffs:
+        return [], after
+    fields = ", ".join(d[0] for d in diffs[:6])
+    v = Violation(
+        code="snapshot-mismatch", family=CONSISTENCY, severity=ERROR, seq=ev.seq, round_no=ev.round_no,
+        turn_no=ev.turn_no, player=ev.player,
+        message=f"{ev.kind} ({view.timing} snapshot): replayed board differs from the dealer's desk in {fields}",
+        expected="; ".join(f"{f}={e}" for f, e, _ in diffs), actual="; ".join(f"{f}={a}" for f, _, a in diffs),
+    )  # fmt: skip
+    return [v], resync(after, snap) if view.timing == POST else after
+
+
+def resync(s: GameState, snap: E.Snapshot) -> GameState:
+    """Adopt the dealer's snapshot (hands, top, flags, direction, piles)."""
+    ch: dict[str, Any] = {}
+    if snap.hands:
+        hands = dict(s.hands)
+        hands.update(snap.hands)
+        ch["hands"] = frozen(hands)
+    if snap.top is not None:
+        ch["top"] = snap.top
+    if snap.yell:
+        ch["yell"] = frozen({p: bool(v) for p, v in snap.yell.items()})
+    if isinstance(snap.turn_right, bool):
+        ch["direction"] = snap.turn_right
+    if type(snap.draw) is int:
+        ch["draw_pile"] = snap.draw
+    if type(snap.reveal) is int:
+        ch["discard"] = snap.reveal
+    return s.replace(**ch)
