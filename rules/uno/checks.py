@@ -1,20 +1,568 @@
-"""Judging: player-rule and dealer-judgement checks (filled in below)."""
+"""Judging the replay: player-rule and dealer-judgement checks, event by event.
+
+:class:`Judge` looks at (state before, event, state after) and reports
+:class:`~rules.core.Violation` records.  Player actions are judged with the dealer's own
+validation order (``verdicts``) and compared with what the dealer actually did (the
+``rejected`` penalty the adapter attached), so that
+
+* a foul is reported against the player (``player-rule``), linked through
+  ``penalty_seq`` to the dealer's ``penalty`` line when there is one;
+* a dealer decision that differs from the rules is reported as ``dealer-judgement``,
+  never as the player's fault;
+* every ``penalty`` line is explained by a violation of the penalised player, including
+  timeouts and penalties for actions the dealer does not log (an out-of-turn draw or
+  challenge, an invalid challenge).
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
-from rules.core import Violation
+from rules.core import ERROR, INFO, WARNING, Violation
 from rules.uno import events as E
-from rules.uno.state import GameState
+from rules.uno import verdicts as V
+from rules.uno.catalog import CHECKS, ERROR_TO_CODE
+from rules.uno.cards import Card
+from rules.uno.state import HAND_CAP, GameState, hand_points, playable
+from rules.uno.transitions import NO_TURN_EFFECT, is_dealer_color_line
+
+NO_PROGRESS_LIMIT = 40
+
+
+def _cards(cards: Any) -> str:
+    return "[" + ", ".join(sorted(map(str, cards))) + "]"
+
+
+def _raw(v: Any) -> str:
+    if v is E.MISSING:
+        return "(missing)"
+    if isinstance(v, dict) and (c := E.card_of(v)) is not None:
+        return str(c)
+    return repr(v)
 
 
 class Judge:
+    """Stateful judge for one match (keeps what spans events: open UNO windows, titles, totals)."""
+
     def __init__(self, ruleset: Any = None) -> None:
         self.ruleset = ruleset
+        self.explained: set[int] = set()
+        self.titles: dict[str, set[str]] = {}
+        self.registry_reported: set[str] = set()
+        self.unyelled: dict[str, tuple[int, int | None, int | None]] = {}
+        self.history: list[dict[str, int]] = []
+        self.short_draw = False
+        self.last_played: Card | None = None
+        self.out: list[Violation] = []
 
-    def check(self, before: GameState, ev: E.Event, after: GameState) -> list[Violation]:
-        return []
+    # ------------------------------------------------------------------ plumbing
+
+    def v(self, code: str, ev: E.Event | None, message: str, *, player: Any = None, seq: int | None = None,
+          expected: Any = None, actual: Any = None, penalty_seq: int | None = None,
+          severity: str | None = None, s: GameState | None = None) -> None:  # fmt: skip
+        check = CHECKS[code]
+        self.out.append(
+            Violation(
+                code=code, family=check.family, severity=severity or check.severity, message=message,
+                seq=seq if seq is not None else (ev.seq if ev is not None else None),
+                round_no=ev.round_no if ev is not None and ev.round_no is not None else (s.round_no if s else None),
+                turn_no=ev.turn_no if ev is not None and ev.turn_no is not None else (s.turn_no if s else None),
+                player=player if isinstance(player, str) else (ev.player if ev is not None else None),
+                expected=None if expected is None else str(expected),
+                actual=None if actual is None else str(actual), penalty_seq=penalty_seq,
+            )
+        )  # fmt: skip
+
+    def check(self, b: GameState, ev: E.Event, a: GameState) -> list[Violation]:
+        self.out = []
+        fn = _DISPATCH.get(type(ev))
+        if fn is not None:
+            fn(self, b, ev, a)
+        if isinstance(ev, (E.PlayCard, E.PlayDrawCard, E.ColorOfWild, E.SpecialLogic)) and ev.turn_no is not None \
+                and b.in_round and ev.turn_no != b.turn_no and not (isinstance(ev, E.ColorOfWild) and is_dealer_color_line(b, ev)):  # fmt: skip
+            self.v("echo-fields", ev, f"{ev.kind} carries number_turn_play {ev.turn_no}, the current turn is {b.turn_no}",
+                   expected=b.turn_no, actual=ev.turn_no)  # fmt: skip
+        self._uno_windows(ev, a)
+        return self.out
 
     def finish(self, s: GameState) -> list[Violation]:
-        return []
+        self.out = []
+        self._uno_windows(None, s.replace(in_round=False))
+        return self.out
+
+    # ------------------------------------------------------------------ shared judgement
+
+    def _judge_action(self, b: GameState, ev: Any, expected: str | None, what: str) -> None:
+        """Compare the rules' verdict on an action with the dealer's (``ev.rejected``)."""
+        actual = ev.rejected
+        if actual is not None:
+            self.explained.add(ev.penalty_seq)
+            if expected is None:
+                self.v("penalty-unjustified", ev, f"{what}: the dealer answered '{actual}', but the action is legal",
+                       expected="accepted", actual=actual, penalty_seq=ev.penalty_seq)  # fmt: skip
+                return
+            self.v(ERROR_TO_CODE.get(expected, "turn-owner"), ev, f"{what}: {expected}", expected=expected,
+                   actual=actual, penalty_seq=ev.penalty_seq)  # fmt: skip
+            if expected != actual:
+                self.v("penalty-cause", ev, f"{what}: penalised as '{actual}', the rules give '{expected}' first",
+                       expected=expected, actual=actual, penalty_seq=ev.penalty_seq)  # fmt: skip
+            return
+        if expected is None:
+            return
+        silent = len(b.hand(ev.player)) == HAND_CAP and expected not in NO_TURN_EFFECT - {"Next player invalid."}
+        note = " (refused without a penalty line: the hand already holds 25 cards)" if silent else ""
+        self.v(ERROR_TO_CODE.get(expected, "turn-owner"), ev, f"{what}: {expected}{note}", expected=expected,
+               actual="no penalty line" if silent else "accepted")  # fmt: skip
+        if not silent:
+            self.v("missing-penalty", ev, f"{what}: accepted although the rules refuse it ('{expected}')",
+                   expected=expected, actual="accepted")  # fmt: skip
+
+    # ------------------------------------------------------------------ events
+
+    def first_player(self, b: GameState, ev: E.FirstPlayer, a: GameState) -> None:
+        expected_round = b.round_no + 1
+        if ev.round_no is not None and ev.round_no != expected_round and b.round_no:
+            self.v("event-sequence", ev, f"round {ev.round_no} follows round {b.round_no}",
+                   expected=expected_round, actual=ev.round_no, s=b)  # fmt: skip
+        if b.in_round:
+            self.v("event-sequence", ev, f"round {b.round_no} never finished (no finish-turn)", s=b)
+        self.short_draw = False
+        self.last_played = None
+        sizes = {p: len(h) for p, h in ev.hands.items()}
+        problems = []
+        if len(ev.seats) != 4 or len(set(ev.seats)) != len(ev.seats):
+            problems.append(f"seat order {list(ev.seats)}")
+        if any(n != 7 for n in sizes.values()) or set(sizes) != set(ev.seats):
+            problems.append(f"hands of {sizes}")
+        if ev.first_card is not None and ev.first_card.special in ("wild_draw_4", "wild_shuffle", "white_wild"):
+            problems.append(f"first card {ev.first_card}")
+        if ev.seats and ev.first_player != ev.seats[0]:
+            problems.append(f"first_player {ev.first_player} is not seat 1 ({ev.seats[0]})")
+        if problems:
+            self.v("deal-and-first-card", ev, "deal breaks the rules: " + "; ".join(problems), s=a)
+        self._conservation(ev, a)
+
+    def next_player(self, b: GameState, ev: E.NextPlayer, a: GameState) -> None:
+        seats = b.seats
+        if b.first_turn is not None and seats:
+            expected = {"skip": seats[1 % len(seats)], "reverse": seats[-1], "wild": seats[1 % len(seats)]}.get(
+                b.first_turn, seats[0])
+            expected_turn = 2 if b.first_turn == "wild" else 1
+            why = f"first card {b.top}"
+        elif b.renotify is not None:
+            expected, expected_turn, why = b.renotify, b.turn_no, "challenge succeeded: the challenger plays"
+        else:
+            base = b.prev_actor
+            expected = b.opposite_of(base) if b.skip else b.next_of(base) if base else None
+            expected_turn = b.turn_no + 1
+            why = f"after {base}{' (skip)' if b.skip else ''}, direction {'right' if b.direction else 'left'}"
+        if expected is not None and ev.next_player != expected:
+            self.v("next-seat", ev, f"turn given to {ev.next_player}, the rules give it to {expected} ({why})",
+                   player=ev.next_player, expected=expected, actual=ev.next_player)  # fmt: skip
+        if ev.turn_no is not None and ev.turn_no != expected_turn:
+            self.v("turn-counter", ev, f"number_turn_play {ev.turn_no}, expected {expected_turn}",
+                   expected=expected_turn, actual=ev.turn_no, player=ev.next_player)  # fmt: skip
+        diffs = []
+        if ev.before_player is not None and b.prev_actor is not None and ev.before_player != b.prev_actor:
+            diffs.append(("before_player", b.prev_actor, ev.before_player))
+        if ev.card_before is not None and ev.card_before != a.top:
+            diffs.append(("card_before", a.top, ev.card_before))
+        if ev.next_player and Counter(ev.hand) != Counter(a.hand(ev.next_player)):
+            diffs.append(("card_of_player", _cards(a.hand(ev.next_player)), _cards(ev.hand)))
+        counts = {p: len(h) for p, h in a.hands.items()}
+        if ev.counts and any(counts.get(p) != n for p, n in ev.counts.items()):
+            diffs.append(("number_card_of_player", counts, ev.counts))
+        if isinstance(ev.turn_right, bool) and ev.turn_right != a.direction:
+            diffs.append(("turn_right", a.direction, ev.turn_right))
+        if diffs:
+            self.v("next-player-contents", ev, "next-player payload differs in " + ", ".join(d[0] for d in diffs),
+                   expected="; ".join(f"{k}={e}" for k, e, _ in diffs),
+                   actual="; ".join(f"{k}={x}" for k, _, x in diffs), player=ev.next_player)  # fmt: skip
+        if type(ev.number_card_play) is int and ev.number_card_play != b.cards_played:
+            self.v("cards-played-counter", ev, f"number_card_play {ev.number_card_play}, replayed {b.cards_played}",
+                   expected=b.cards_played, actual=ev.number_card_play, player=ev.next_player)  # fmt: skip
+        self._conservation(ev, a)
+
+    def play_card(self, b: GameState, ev: E.PlayCard, a: GameState) -> None:
+        expected = V.play_card(b, ev)
+        what = f"play-card {_raw(ev.card_raw)} on {b.top}"
+        self._judge_action(b, ev, expected, what)
+        self._predicted(b, ev, ev.card)
+        if ev.rejected is None and expected is None and ev.card is not None:
+            self._after_play(b, ev, ev.card, ev.yell_raw)
+
+    def play_draw_card(self, b: GameState, ev: E.PlayDrawCard, a: GameState) -> None:
+        expected = V.play_draw_card(b, ev)
+        card = b.drawn_card
+        what = f"play-draw-card is_play_card={_raw(ev.is_play_raw)} (drawn {card})"
+        self._judge_action(b, ev, expected, what)
+        if V.truthy(ev.is_play_raw) and card is not None:
+            self._predicted(b, ev, card)
+            if ev.rejected is None and expected is None:
+                self._after_play(b, ev, card, ev.yell_raw)
+
+    def _after_play(self, b: GameState, ev: Any, card: Card, yell: Any) -> None:
+        hand = b.hand(ev.player)
+        self.last_played = card
+        if card.special == "wild_draw_4":
+            others = list(hand)
+            others.remove(card)
+            alternatives = [c for c in others if c.special != "wild_draw_4" and playable(c, b.top)]
+            if alternatives:
+                self.v("wd4-bluff", ev, f"wild draw 4 on {b.top} while holding {_cards(alternatives)}",
+                       expected="no other playable card", actual=_cards(alternatives))  # fmt: skip
+        if len(hand) == 2 and not V.truthy(yell) and card.special != "wild_shuffle":
+            self.unyelled[ev.player] = (ev.seq, ev.round_no, ev.turn_no)
+
+    def _predicted(self, b: GameState, ev: Any, card: Card | None) -> None:
+        p = ev.player
+        if card is None or p not in b.seats or not isinstance(ev.next_player, str):
+            return
+        skip = None
+        if card.special == "skip" or (card.special == "white_wild" and b.white_wild != "bind_2"):
+            skip, nxt = b.next_of(p), b.opposite_of(p)
+        elif card.special == "reverse":
+            nxt = b.next_of(p, not b.direction)
+        else:
+            nxt = b.next_of(p)
+        if ev.next_player != nxt or (skip is not None and ev.skip_player != skip):
+            self.v("predicted-next", ev, f"{ev.kind} predicts next {ev.next_player}/skip {ev.skip_player}, "
+                   f"the rules give {nxt}/{skip}", expected=f"{nxt}/{skip}",
+                   actual=f"{ev.next_player}/{ev.skip_player}")  # fmt: skip
+
+    def draw_card(self, b: GameState, ev: E.DrawCard, a: GameState) -> None:
+        p = ev.player
+        if p != b.to_act and b.winner is None:
+            self.v("event-sequence", ev, f"draw-card by {p} although {b.to_act} is to act (out-of-turn draws are never logged)",
+                   expected=b.to_act, actual=p)  # fmt: skip
+        n = len(ev.cards)
+        available = b.draw_pile + b.discard - 1
+        bound = b.bind.get(p, 0) > 0 and b.owes_draw
+        winner_draw = b.winner is not None
+        forced = b.owes_draw or b.pending > 0 or b.auto_draw is not None or winner_draw
+        if forced:
+            if bound:
+                reason = b.white_wild or "skip_bind_2"
+            elif b.pending > 0:
+                reason = "wild_draw_4" if b.top is not None and b.top.special == "wild_draw_4" else "draw_2"
+            else:
+                reason = "nothing"
+            want = b.pending if b.pending > 0 else (1 if bound else 0)
+            if want == 0 and b.auto_draw is None:
+                want = 1
+            want = min(want, available)
+            if n != want or ev.can_play is True or ev.is_draw is False:
+                self.v("forced-draw-amount", ev, f"forced draw ({reason}) of {n} card(s), expected {want}",
+                       expected=want, actual=n)  # fmt: skip
+            if n < (b.pending if b.pending > 0 else 1):
+                self.short_draw = True
+        else:
+            reason = "nothing"
+            if len(b.hand(p)) >= HAND_CAP:
+                if ev.is_draw is not False or n:
+                    self.v("voluntary-draw", ev, f"voluntary draw with {len(b.hand(p))} cards must be refused",
+                           expected="is_draw false, no card", actual=f"is_draw {ev.is_draw}, {n} card(s)")  # fmt: skip
+            elif n != min(1, available):
+                self.v("voluntary-draw", ev, f"voluntary draw of {n} cards", expected=min(1, available), actual=n)
+            elif n == 0:
+                self.short_draw = True  # nothing left to draw: the round ends (deck exhausted)
+            elif n == 1 and ev.can_play is not playable(ev.cards[0], b.top):
+                self.v("voluntary-draw", ev, f"drew {ev.cards[0]} on {b.top}: can_play_draw_card is {ev.can_play}",
+                       expected=playable(ev.cards[0], b.top), actual=ev.can_play)  # fmt: skip
+        if isinstance(ev.draw_reason, str) and ev.draw_reason != reason:
+            self.v("draw-reason", ev, f"draw_reason '{ev.draw_reason}', recomputed '{reason}'",
+                   expected=reason, actual=ev.draw_reason)  # fmt: skip
+        if isinstance(ev.after_n, int) and ev.after_n != a.draw_pile and ev.is_draw is not False:
+            self.v("snapshot-mismatch", ev, f"draw_desk.after {ev.after_n}, replayed draw pile {a.draw_pile}",
+                   expected=a.draw_pile, actual=ev.after_n)  # fmt: skip
+
+    def challenge(self, b: GameState, ev: E.Challenge, a: GameState) -> None:
+        p = ev.player
+        eligible = p == b.to_act and b.top is not None and b.top.special == "wild_draw_4" and b.pending > 0 \
+            and b.bind.get(p, 0) == 0  # fmt: skip
+        if not eligible:
+            self.v("missing-penalty", ev, "challenge accepted although the challenger may not challenge now",
+                   expected="Can not challenge.", actual="challenge logged")  # fmt: skip
+        if ev.target != b.prev_actor:
+            self.v("event-sequence", ev, f"challenge target {ev.target}, the wild draw 4 was played by {b.prev_actor}",
+                   expected=b.prev_actor, actual=ev.target)  # fmt: skip
+        if not V.truthy(ev.is_challenge_raw):
+            return
+        target = b.prev_actor
+        hand = b.hand(target)
+        dealer_rule = V.challenge_succeeds(hand, b.wd4_base)
+        written_rule = V.challenge_succeeds_by_rules(hand, b.wd4_base)
+        if ev.success is not dealer_rule:
+            self.v("challenge-verdict", ev, f"challenge {'succeeded' if ev.success else 'failed'} against "
+                   f"{_cards(hand)} on {b.wd4_base}", expected=dealer_rule, actual=ev.success)  # fmt: skip
+        if written_rule != dealer_rule:
+            self.v("challenge-rule-departure", ev, f"the dealer's verdict ({'success' if dealer_rule else 'failure'}) "
+                   f"differs from the written rule: {target} held {_cards(hand)} on {b.wd4_base}",
+                   expected=written_rule, actual=dealer_rule, player=target)  # fmt: skip
+        if ev.success is True:
+            ok = ev.receiver == target and len(ev.cards) == 5 and ev.cards[0].special == "wild_draw_4"
+            want = f"{target} takes the wild draw 4 back + 4 cards"
+        else:
+            ok = ev.receiver == p and len(ev.cards) == 6
+            want = f"{p} draws 6"
+        if not ok and len(ev.cards) <= b.draw_pile + b.discard - 1:
+            self.v("challenge-outcome", ev, f"challenge outcome: {ev.receiver} received {len(ev.cards)} card(s); {want}",
+                   expected=want, actual=f"{ev.receiver}: {_cards(ev.cards)}")  # fmt: skip
+
+    def public_card(self, b: GameState, ev: E.PublicCard, a: GameState) -> None:
+        owner = b.prev_actor
+        if ev.owner != owner or Counter(ev.cards) != Counter(b.hand(owner)):
+            self.v("public-card", ev, f"public-card shows {ev.owner}: {_cards(ev.cards)}; the challenged hand is "
+                   f"{owner}: {_cards(b.hand(owner))}", expected=f"{owner}: {_cards(b.hand(owner))}",
+                   actual=f"{ev.owner}: {_cards(ev.cards)}", player=owner)  # fmt: skip
+
+    def pointed(self, b: GameState, ev: E.PointedNotSayUno, a: GameState) -> None:
+        expected = V.pointing(b, ev)
+        target = ev.target
+        what = f"pointed-not-say-uno at {_raw(target)}"
+        if expected in E.POINT_ERRORS or ev.rejected is not None:
+            self._judge_action(b, ev, expected if expected in E.POINT_ERRORS else None, what)
+            return
+        if expected == "Did not say uno.":
+            if ev.succeeded:
+                self.explained.add(ev.penalty_seq)
+                play_seq, rnd, turn = self.unyelled.pop(target, (ev.seq, ev.round_no, ev.turn_no))
+                self.v("uno-call-missed", ev, f"{target} went down to one card without yelling UNO; caught by "
+                       f"{ev.player}", player=target, seq=play_seq, penalty_seq=ev.penalty_seq, severity=ERROR,
+                       expected="yell_uno true", actual="yell_uno false")  # fmt: skip
+            else:
+                self.v("uno-pointing-outcome", ev, f"{what}: {target} did not yell, but no penalty followed",
+                       expected="Did not say uno.", actual="no penalty", player=target)  # fmt: skip
+            return
+        why = "was out of reach (not the last player to act)" if expected == "Out of target." else "had yelled UNO"
+        self.v("pointing-without-effect", ev, f"{what}: no effect, the target {why}",
+               expected=expected or "none", actual="no penalty")  # fmt: skip
+        if ev.succeeded:
+            self.explained.add(ev.penalty_seq)
+            self.v("uno-pointing-outcome", ev, f"{what}: penalty on {target} although the target {why}",
+                   expected="no penalty", actual="Did not say uno.", penalty_seq=ev.penalty_seq, player=target)  # fmt: skip
+
+    def special_logic(self, b: GameState, ev: E.SpecialLogic, a: GameState) -> None:
+        expected = V.special_logic(b, ev)
+        self._judge_action(b, ev, expected, f"special-logic title {_raw(ev.title_raw)[:50]}")
+        if expected is not None or ev.rejected is not None or ev.player is None:
+            return
+        if b.special_logic.get(ev.player, 0) >= V.SPECIAL_LOGIC_LIMIT:
+            self.v("special-logic-limit", ev, f"special logic #{b.special_logic[ev.player] + 1} in round {ev.round_no} "
+                   "(the dealer ignores it beyond 10)", expected="at most 10", actual=b.special_logic[ev.player] + 1)  # fmt: skip
+        titles = self.titles.setdefault(ev.player, set())
+        titles.add(str(ev.title_raw))
+        if len(titles) > 3 and ev.player not in self.registry_reported:
+            self.registry_reported.add(ev.player)
+            self.v("special-logic-registry", ev, f"{len(titles)} distinct special-logic titles (at most 3 may be registered)",
+                   expected="at most 3", actual=len(titles))  # fmt: skip
+
+    def color_of_wild(self, b: GameState, ev: E.ColorOfWild, a: GameState) -> None:
+        if is_dealer_color_line(b, ev):
+            if a.top is not None and ev.color_raw != b.top.color if b.top is not None else False:
+                self.v("event-sequence", ev, f"dealer colour line says {ev.color_raw}, the wild was given {b.top.color}",
+                       expected=b.top.color if b.top else None, actual=ev.color_raw)  # fmt: skip
+            return
+        expected = V.color_of_wild(b, ev)
+        self._judge_action(b, ev, expected, f"color-of-wild {_raw(ev.color_raw)} (top {b.top})")
+
+    def shuffle(self, b: GameState, ev: E.ShuffleWild, a: GameState) -> None:
+        shuffler = ev.shuffler
+        if shuffler not in b.seats:
+            return
+        excluded = shuffler if not b.hand(shuffler) else None
+        receivers = [p for p in b.seats if p != excluded]
+        before = Counter(c for p in receivers for c in b.hand(p))
+        after = Counter(c for p in receivers for c in ev.hands.get(p, ()))
+        problems = []
+        if before != after:
+            problems.append(f"cards changed: lost {_cards(list((before - after).elements()))}, "
+                            f"gained {_cards(list((after - before).elements()))}")  # fmt: skip
+        if excluded and ev.hands.get(excluded):
+            problems.append(f"{excluded} emptied the hand but received {_cards(ev.hands[excluded])}")
+        order = []
+        cur = shuffler
+        for _ in range(len(b.seats)):
+            cur = b.next_of(cur)
+            if cur != excluded:
+                order.append(cur)
+        total = sum(before.values())
+        k = len(order)
+        want = {p: total // k + (1 if i < total % k else 0) for i, p in enumerate(order)} if k else {}
+        got = {p: len(ev.hands.get(p, ())) for p in order}
+        if want != got:
+            problems.append(f"hand sizes {got}, dealing from {order[0] if order else None} gives {want}")
+        if problems:
+            self.v("shuffle-redistribution", ev, "shuffle wild: " + "; ".join(problems), player=shuffler)
+
+    def penalty(self, b: GameState, ev: E.Penalty, a: GameState) -> None:
+        victim, err = ev.victim, ev.error or ""
+        hand = len(b.hand(victim))
+        n = len(ev.cards)
+        available = b.draw_pile + b.discard - 1
+        if err == "Did not say uno.":
+            want = 2
+        else:
+            want = V.penalty_cards(hand)
+            if want == 0 and err not in ("timeout", "color-of-wild timeout") and hand == HAND_CAP:
+                self.v("penalty-count", ev, f"penalty line for a hand of exactly 25 (the dealer writes none)",
+                       player=victim, expected="no line", actual=f"{n} card(s)", penalty_seq=ev.seq)  # fmt: skip
+        if n != min(want, available) and not (n < want and n == available):
+            self.v("penalty-count", ev, f"'{err}' gave {victim} {n} card(s) with {hand} in hand; expected {want}",
+                   player=victim, expected=want, actual=n, penalty_seq=ev.seq)  # fmt: skip
+        if n < want:
+            self.short_draw = True
+        if ev.seq in self.explained:
+            return
+        self.explained.add(ev.seq)
+        code = ERROR_TO_CODE.get(err)
+        if err in ("timeout", "color-of-wild timeout"):
+            waiting = b.chooser if err == "color-of-wild timeout" else b.to_act
+            self.v("response-time", ev, f"{victim} did not act within 5 s ({err})", player=victim,
+                   expected="an action within 5 s", actual=err, penalty_seq=ev.seq)  # fmt: skip
+            if victim != waiting:
+                self.v("timeout-effects", ev, f"{err} given to {victim}, but {waiting} was to act", player=victim,
+                       expected=waiting, actual=victim, penalty_seq=ev.seq)  # fmt: skip
+            return
+        if err == "Did not say uno.":
+            play_seq, _, _ = self.unyelled.pop(victim, (ev.seq, None, None))
+            self.v("uno-call-missed", ev, f"{victim} penalised for not yelling UNO (no pointing line before it)",
+                   player=victim, seq=play_seq, penalty_seq=ev.seq, severity=ERROR)  # fmt: skip
+            self.v("event-sequence", ev, "'Did not say uno.' without a pointed-not-say-uno line before it", player=victim)
+            return
+        if err == "Next player invalid.":
+            self.v("turn-owner", ev, f"{victim} sent draw-card or challenge out of turn ({b.to_act} was to act; "
+                   "the dealer logs only the penalty)", player=victim, expected=b.to_act, actual=victim,
+                   penalty_seq=ev.seq)  # fmt: skip
+            if victim == b.to_act:
+                self.v("penalty-unjustified", ev, f"'Next player invalid.' for {victim}, who was to act", player=victim,
+                       expected="no penalty", actual=err, penalty_seq=ev.seq)  # fmt: skip
+            return
+        if code == "challenge-eligible":
+            live = victim == b.to_act and b.top is not None and b.top.special == "wild_draw_4" and b.pending > 0 \
+                and b.bind.get(victim, 0) == 0  # fmt: skip
+            why = ("no live wild draw 4 to challenge" if not (b.top and b.top.special == "wild_draw_4" and b.pending)
+                   else "bound by a white wild" if b.bind.get(victim, 0) else "not to act" if victim != b.to_act
+                   else "invalid is_challenge")  # fmt: skip
+            self.v(code, ev, f"{victim}: illegal challenge ({err}: {why}; the dealer logs only the penalty)",
+                   player=victim, expected=why, actual=err, penalty_seq=ev.seq)  # fmt: skip
+            if err == "Can not challenge." and live:
+                self.v("penalty-unjustified", ev, f"'Can not challenge.' for {victim}, who could challenge",
+                       player=victim, expected="challenge allowed", actual=err, penalty_seq=ev.seq)  # fmt: skip
+            return
+        self.v(code or "turn-owner", ev, f"{victim} penalised '{err}' without the action line before it",
+               player=victim, actual=err, penalty_seq=ev.seq)  # fmt: skip
+        self.v("event-sequence", ev, f"penalty '{err}' does not follow the action it answers", player=victim)
+
+    def finish_turn(self, b: GameState, ev: E.FinishTurn, a: GameState) -> None:
+        empty = [p for p in b.seats if not b.hand(p)]
+        if isinstance(ev.winner, str):
+            if ev.winner not in empty:
+                self.v("round-end", ev, f"{ev.winner} declared winner with {len(b.hand(ev.winner))} card(s)",
+                       player=ev.winner, expected=empty or "no winner", actual=ev.winner)  # fmt: skip
+            elif self.last_played is not None and self.last_played.special == "wild_draw_4":
+                self.v("wd4-last-card-draw", ev, "round won with a wild draw 4: the rules make the next player draw 4, "
+                       "the dealer ends the round without it", player=ev.winner, expected="next player draws 4",
+                       actual="no draw")  # fmt: skip
+        else:
+            stalled = b.stall >= NO_PROGRESS_LIMIT
+            if not (stalled or self.short_draw):
+                self.v("round-end", ev, f"round ended without a winner although no draw came up short and only "
+                       f"{b.stall} turns passed without progress", expected="round continues", actual="no winner")  # fmt: skip
+        if empty and not isinstance(ev.winner, str) and b.gate != "color":
+            self.v("round-end", ev, f"{empty[0]} emptied the hand but is not the winner", player=empty[0],
+                   expected=empty[0], actual=ev.winner)  # fmt: skip
+        diffs = [p for p in b.seats if p in ev.hands and Counter(ev.hands[p]) != Counter(b.hand(p))]
+        if diffs:
+            self.v("finish-hands", ev, f"finish-turn hands differ for {', '.join(diffs)}",
+                   expected="; ".join(f"{p}={_cards(b.hand(p))}" for p in diffs),
+                   actual="; ".join(f"{p}={_cards(ev.hands[p])}" for p in diffs))  # fmt: skip
+        scores = round_scores(b, ev.winner if isinstance(ev.winner, str) else None)
+        logged = {p: v for p, v in ev.scores.items() if isinstance(v, int)}
+        if logged and logged != scores:
+            self.v("round-score", ev, "round scores differ from the final hands", expected=scores, actual=logged)
+        if ev.totals:
+            want = {p: b.totals.get(p, 0) + logged.get(p, 0) for p in logged}
+            got = {p: v for p, v in ev.totals.items() if isinstance(v, int)}
+            if got != want:
+                self.v("total-score", ev, "running totals differ from previous totals + this round", expected=want, actual=got)
+            self.history.append(got)
+        else:
+            self.history.append(dict(a.totals))
+        self._conservation(ev, b)
+
+    def finish_game(self, b: GameState, ev: E.FinishGame, a: GameState) -> None:
+        totals = dict(b.totals)
+        wins = {p: b.wins.get(p, 0) for p in totals}
+        problems = []
+        if ev.scores and {p: v for p, v in ev.scores.items()} != totals:
+            problems.append(f"score {ev.scores} != totals {totals}")
+        if ev.order and {p: v for p, v in ev.order.items()} != wins:
+            problems.append(f"order {ev.order} != rounds won {wins}")
+        if totals:
+            top = max(totals.values())
+            tied = [p for p, v in totals.items() if v == top]
+
+            def reached(p: str) -> int:
+                for i, h in enumerate(self.history):
+                    if h.get(p, top - 1) >= top:
+                        return i
+                return len(self.history)
+
+            best = min(reached(p) for p in tied)
+            winners = [p for p in tied if reached(p) == best]
+            if isinstance(ev.winner, str) and ev.winner not in winners:
+                problems.append(f"winner {ev.winner}, the tie-break gives {winners}")
+        if problems:
+            self.v("match-result", ev, "match result: " + "; ".join(problems), s=b)
+
+    # ------------------------------------------------------------------ cross-event
+
+    def _uno_windows(self, ev: E.Event | None, a: GameState) -> None:
+        for player, (seq, rnd, turn) in list(self.unyelled.items()):
+            if a.in_round and a.prev_actor == player and len(a.hand(player)) == 1 and not a.yell.get(player, False) \
+                    and a.round_no == rnd:  # fmt: skip
+                continue
+            del self.unyelled[player]
+            self.out.append(Violation(
+                code="uno-call-missed", family=CHECKS["uno-call-missed"].family, severity=WARNING,
+                message=f"{player} went down to one card without yelling UNO (nobody pointed it out)",
+                seq=seq, round_no=rnd, turn_no=turn, player=player, expected="yell_uno true", actual="yell_uno false",
+            ))  # fmt: skip
+
+    def _conservation(self, ev: E.Event, s: GameState) -> None:
+        if not s.seats:
+            return
+        total = s.card_total()
+        if total != s.deck_size:
+            self.v("conservation", ev, f"hands + draw pile + discard pile = {total}, the deck has {s.deck_size}",
+                   expected=s.deck_size, actual=total, s=s, severity=INFO if self.short_draw else None)  # fmt: skip
+
+
+def round_scores(s: GameState, winner: str | None) -> dict[str, int]:
+    """Contest scoring (得点の計算): losers -hand, the winner +sum of the losers' hands."""
+    points = {p: hand_points(s.hand(p)) for p in s.seats}
+    if winner is None:
+        return {p: -v for p, v in points.items()}
+    out = {p: -v for p, v in points.items() if p != winner}
+    out[winner] = sum(v for p, v in points.items() if p != winner)
+    return out
+
+
+_DISPATCH: dict[type, Any] = {
+    E.FirstPlayer: Judge.first_player,
+    E.NextPlayer: Judge.next_player,
+    E.PlayCard: Judge.play_card,
+    E.PlayDrawCard: Judge.play_draw_card,
+    E.DrawCard: Judge.draw_card,
+    E.Challenge: Judge.challenge,
+    E.PublicCard: Judge.public_card,
+    E.PointedNotSayUno: Judge.pointed,
+    E.SpecialLogic: Judge.special_logic,
+    E.ColorOfWild: Judge.color_of_wild,
+    E.ShuffleWild: Judge.shuffle,
+    E.Penalty: Judge.penalty,
+    E.FinishTurn: Judge.finish_turn,
+    E.FinishGame: Judge.finish_game,
+}

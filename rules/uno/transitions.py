@@ -130,7 +130,7 @@ def _first(s: GameState, ev: E.FirstPlayer) -> GameState:
         round_no=ev.round_no or s.round_no + 1, white_wild=ww, seats=seats, hands=frozen(dict(ev.hands)),
         draw_pile=DECK_SIZE.get(ww, 112) - dealt - 1, discard=1, top=first, direction=True,
         prev_actor=seats[0] if seats else None, cards_played=1,
-        yell=frozen({p: False for p in seats}), in_round=True, totals=s.totals, wins=s.wins,
+        yell=frozen({p: False for p in seats}), in_round=True, totals=s.totals, wins=s.wins, turn_no=1,
         players=s.players or seats, names=s.names, first_turn="number",
     )  # fmt: skip
     if first is None or not seats:

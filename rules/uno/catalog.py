@@ -1,0 +1,105 @@
+"""Every check the ALGORI validator can report: code, family, default severity, rule source.
+
+Codes are a public contract (stored in ``violations.code``); change them only with a
+ruleset version bump and a line in ``docs/rules/algori-uno.md``.
+"""
+
+from __future__ import annotations
+
+from rules.core import CONSISTENCY, DEALER_JUDGEMENT, ERROR, INFO, PLAYER_RULE, WARNING, Check
+
+_P, _D, _C = PLAYER_RULE, DEALER_JUDGEMENT, CONSISTENCY
+
+CHECKS: dict[str, Check] = {
+    c.code: c
+    for c in [
+        # ---- player-rule: what a bot did against the rules
+        Check("turn-owner", _P, ERROR, "acted out of turn", "System spec §5(3) error tables (Next player invalid.)"),
+        Check("owed-draw-respected", _P, ERROR, "played while a draw was owed", "Contest rules カードの種類 ドロー2 / ワイルドドロー4 / 白いワイルド; spec §5(3)2 (Can not play card.)"),
+        Check("card-object-valid", _P, ERROR, "malformed or non-existent card", "System spec §5(1) Card, §5(3)2"),
+        Check("yell-field-valid", _P, ERROR, "yell_uno missing or not boolean", "System spec §5(3)2, §5(3)4"),
+        Check("card-owned", _P, ERROR, "played a card not in the hand", "System spec §5(3)2 (Card play not exist of player.)"),
+        Check("card-legal-on-top", _P, ERROR, "card does not match the top card", "Contest rules ゲーム進行: 場札と同じ色・数字・記号"),
+        Check("wild-colour-given", _P, ERROR, "wild without a colour", "Contest rules カードの種類 ワイルド: 色を指定する"),
+        Check("wild-colour-valid", _P, ERROR, "invalid colour for a wild", "System spec §5(1) Color"),
+        Check("yell-only-at-two", _P, ERROR, "UNO yelled without going down to one card", "System spec §5(3)2 (Can not say uno and play card.)"),
+        Check("uno-call-missed", _P, WARNING, "went down to one card without yelling UNO", "Contest rules ゲーム進行: 残り1枚になったら UNO と宣言"),
+        Check("wd4-bluff", _P, INFO, "wild draw 4 played while holding another playable card", "Contest rules カードの種類 ワイルドドロー4 / チャレンジルール (legal unless challenged)"),
+        Check("play-draw-allowed", _P, ERROR, "play-draw-card without a playable drawn card, or bad is_play_card", "System spec §5(3)4"),
+        Check("challenge-eligible", _P, ERROR, "illegal challenge", "Contest rules チャレンジルール; spec §5(3)5"),
+        Check("colour-choice-eligible", _P, ERROR, "colour choice not asked for, or invalid", "System spec §5(4)3 color-change-request"),
+        Check("pointing-valid", _P, ERROR, "invalid UNO pointing", "System spec §5(3)6 pointed-not-say-uno"),
+        Check("pointing-without-effect", _P, INFO, "pointed at a player who yelled or was out of reach", "System spec §5(3)6 (no penalty)"),
+        Check("special-logic-valid", _P, ERROR, "special logic without title or title too long", "Contest rules スペシャルロジックについて (32 全角 characters); spec §5(3)7"),
+        Check("special-logic-limit", _P, WARNING, "more than 10 special logics in a round", "System spec §5(3)7 (10 回以上は処理されない)"),
+        Check("special-logic-registry", _P, WARNING, "more than 3 distinct special-logic titles in a match", "Contest rules スペシャルロジックについて (3 つまで登録)"),
+        Check("response-time", _P, ERROR, "did not act within 5 seconds", "Contest rules ゲーム進行 (5 秒以内); dealer timers"),
+        # ---- dealer-judgement: decisions the dealer made, re-derived
+        Check("penalty-cause", _D, ERROR, "penalty text differs from the error the rules give", "System spec §5(3) error tables; digest §2, §4.2"),
+        Check("penalty-unjustified", _D, ERROR, "penalty for an action the validator finds legal", "System spec §5(3) error tables"),
+        Check("missing-penalty", _D, ERROR, "illegal action accepted without penalty", "System spec §5(3) error tables"),
+        Check("penalty-count", _D, ERROR, "wrong number of penalty cards", "Contest rules ゲーム進行 (2 枚, 25 枚上限); spec §5(5)"),
+        Check("forced-draw-amount", _D, ERROR, "forced draw of the wrong size", "Contest rules ドロー2 / ワイルドドロー4 / 白いワイルド; spec §5(3)3"),
+        Check("voluntary-draw", _D, ERROR, "voluntary draw handled wrongly", "Contest rules ゲーム進行 (1 枚引く, 25 枚上限); spec §5(3)3"),
+        Check("draw-reason", _D, WARNING, "draw_reason differs from the recomputed reason", "System spec §5(1) DrawReason"),
+        Check("next-seat", _D, ERROR, "turn given to the wrong player", "Contest rules スキップ / リバース / 白いワイルド; digest §0 hand-over"),
+        Check("predicted-next", _D, WARNING, "play line's next_player/skip_player prediction differs", "Dealer play-card handler (digest §2.1)"),
+        Check("turn-counter", _D, WARNING, "number_turn_play does not advance by one per hand-over", "Dealer getNextPlayer (digest §0)"),
+        Check("deal-and-first-card", _D, ERROR, "wrong deal or forbidden first card", "Contest rules 基本ルール (7 枚, 最初の場札)"),
+        Check("challenge-verdict", _D, ERROR, "challenge verdict differs from the dealer's rule", "Contest rules チャレンジルール; dealer isChallengeSuccessfully"),
+        Check("challenge-rule-departure", _D, WARNING, "dealer's challenge verdict differs from the written rule (white wild)", "Contest rules チャレンジルール vs dealer (digest X1)"),
+        Check("challenge-outcome", _D, ERROR, "wrong cards or receiver after a challenge", "Contest rules チャレンジルール (4 枚 / 6 枚)"),
+        Check("public-card", _D, ERROR, "public-card does not show the challenged hand", "System spec §5(4)7"),
+        Check("uno-pointing-outcome", _D, ERROR, "pointing outcome differs from the rules", "Contest rules ゲーム進行 (UNO 宣言忘れ 2 枚)"),
+        Check("shuffle-redistribution", _D, ERROR, "shuffle wild redistributed the cards wrongly", "Contest rules シャッフルワイルド"),
+        Check("round-end", _D, ERROR, "round ended (or not) against the rules", "Contest rules ゲーム進行 (終了条件)"),
+        Check("wd4-last-card-draw", _D, WARNING, "winning wild draw 4 made nobody draw", "Contest rules ゲーム進行 (最後のカードの効果); digest X3"),
+        Check("round-score", _D, ERROR, "round score differs from the final hands", "Contest rules 得点の計算"),
+        Check("total-score", _D, ERROR, "running total differs from the sum of round scores", "Contest rules 得点の計算"),
+        Check("match-result", _D, ERROR, "match result differs (wins, totals, winner with tie-break)", "Contest rules 予選大会の進行 (先にその得点に達していたチーム)"),
+        Check("timeout-effects", _D, ERROR, "timeout given to a player who was not to act", "Dealer timeoutPlayer (digest §4.3)"),
+        # ---- consistency: the log against the replayed board
+        Check("snapshot-mismatch", _C, ERROR, "desk snapshot differs from the replayed board", "Dealer deskLog; digest Appendix A"),
+        Check("next-player-contents", _C, ERROR, "next-player payload differs from the replayed board", "Dealer nextPlayerAction"),
+        Check("echo-fields", _C, WARNING, "number_turn_play of an action differs from the current turn", "Dealer handlers"),
+        Check("event-sequence", _C, ERROR, "events out of the dealer's order, or gaps", "Digest Appendix A sequences"),
+        Check("finish-hands", _C, ERROR, "finish-turn hands differ from the replayed hands", "Dealer turnEnd"),
+        Check("conservation", _C, ERROR, "cards are not conserved (hands + piles != deck)", "Contest rules カードの種類 (112 枚)"),
+        Check("cards-played-counter", _C, WARNING, "number_card_play differs from the replayed counter", "Dealer counters (digest X21)"),
+    ]
+}
+
+
+ERROR_TO_CODE: dict[str, str] = {
+    "Next player invalid.": "turn-owner",
+    "Can not play card.": "owed-draw-respected",
+    "Card play is required.": "card-object-valid",
+    "Param card play invalid.": "card-object-valid",
+    "Special card play invalid.": "card-object-valid",
+    "Color card play invalid.": "card-object-valid",
+    "Number card play invalid.": "card-object-valid",
+    "Card play invalid.": "card-object-valid",
+    "Yell uno is required.": "yell-field-valid",
+    "Param yell uno invalie.": "yell-field-valid",
+    "Card play not exist of player.": "card-owned",
+    "Card play invalid with card before.": "card-legal-on-top",
+    "Color of wild is required.": "wild-colour-given",
+    "Color wild invalid.": "wild-colour-valid",
+    "Can not say uno and play card.": "yell-only-at-two",
+    "Can not play draw card.": "play-draw-allowed",
+    "Is play card is required.": "play-draw-allowed",
+    "Param is play card invalie.": "play-draw-allowed",
+    "Is challenge is required.": "challenge-eligible",
+    "Param is challenge invalie.": "challenge-eligible",
+    "Can not challenge.": "challenge-eligible",
+    "Already changed color.": "colour-choice-eligible",
+    "Can not chose color of wild.": "colour-choice-eligible",
+    "Player name is required.": "pointing-valid",
+    "Player name invalid.": "pointing-valid",
+    "Can not pointed not say uno.": "pointing-valid",
+    "Param title invalid.": "special-logic-valid",
+    "Special logic title too long.": "special-logic-valid",
+    "timeout": "response-time",
+    "color-of-wild timeout": "response-time",
+    "Did not say uno.": "uno-call-missed",
+}
