@@ -22,7 +22,9 @@ from typing import Any
 
 import orjson
 
+from rules.core import Frame
 from rules.uno.cards import Card, card_label
+from rules.uno.replay import MatchReplay
 
 GAME = "algori-uno"
 
@@ -364,6 +366,9 @@ class MatchBuilder:
     current_round: int | None = None
     current_turn: int | None = None
     seen_deal: bool = False
+    replay: MatchReplay | None = None
+    violations: list[tuple[Any, ...]] = field(default_factory=list)
+    ruleset: Any = None
 
     def starts_new_match(self, a: Activity) -> bool:
         """A join-room after the deal, or a second round 1, begins another match."""
@@ -392,7 +397,11 @@ class Assembler:
         emit: RowSink,
         existing_seq: Callable[[str], int],
         on_match_done: Callable[[MatchBuilder], None],
+        stored_activities: Callable[[str], list[dict[str, Any]]] | None = None,
+        validate: bool = True,
     ) -> None:
+        self.stored_activities = stored_activities
+        self.validate = validate
         self.source = source
         self.run_id = run_id
         self.emit = emit
@@ -437,6 +446,9 @@ class Assembler:
             joins = [a.contents for a, _, _ in m.pending if a.event == "join-room"]
             self._identify(m, {"join-room": joins})
         self.open.pop((m.dealer_code, m.dealer), None)
+        if m.replay is not None:
+            self._frames(m, m.replay.close())
+            m.ruleset = m.replay.ruleset
         self.on_match_done(m)
 
     def _take(self, m: MatchBuilder, a: Activity, line: int, raw: bytes | str) -> None:
@@ -449,6 +461,10 @@ class Assembler:
         m.new_events += 1
         mid = m.match_id
         assert mid is not None
+        if self.validate:
+            if m.replay is None:
+                m.replay = self._start_replay(m)
+            self._frames(m, m.replay.feed(replay_activity(a, seq)))
         c = a.contents if isinstance(a.contents, dict) else {}
         ev = a.event
         (color, number, special), n_cards = event_cards(a)
@@ -492,6 +508,59 @@ class Assembler:
                 (mid, seq, a.turn, m.current_turn, a.player or None, text,
                  js_length(text) if text is not None else None),
             )  # fmt: skip
+
+
+    def _start_replay(self, m: MatchBuilder) -> MatchReplay:
+        """A replay of ``m``; when earlier events are already stored, replay those first."""
+        r = MatchReplay(match_id=m.match_id)
+        if m.existing and self.stored_activities is not None and m.match_id is not None:
+            for row in self.stored_activities(m.match_id):
+                doc = orjson.loads(row["raw"])
+                if '"$number' in row["raw"]:
+                    doc = unwrap_extended_json(doc)
+                self._frames(m, r.feed(replay_activity(normalize(doc), row["seq"])), states=False)
+        return r
+
+    def _frames(self, m: MatchBuilder, frames: list[Frame], *, states: bool = True) -> None:
+        for fr in frames:
+            for v in fr.violations:
+                m.violations.append(
+                    (m.match_id, v.round_no, v.turn_no, v.seq if v.seq is not None and v.seq > 0 else None,
+                     v.player, v.code, v.family, v.severity, v.ruleset, v.ruleset_version, v.message,
+                     v.expected, v.actual, v.penalty_seq, self.run_id)
+                )  # fmt: skip
+            if states and fr.seq > m.existing and fr.event is not None:
+                self.emit("states", state_row(m.match_id, fr))
+
+
+def replay_activity(a: Activity, seq: int) -> dict[str, Any]:
+    """The activity as the rules engine reads it."""
+    return {"seq": seq, "event": a.event, "player": a.player, "turn": a.turn, "contents": a.contents,
+            "desk": a.desk, "date_ms": a.date_ms}  # fmt: skip
+
+
+_LABELS: dict[Card, str] = {}
+
+
+def _label(card: Card | None) -> str | None:
+    if card is None:
+        return None
+    label = _LABELS.get(card)
+    if label is None:
+        label = _LABELS[card] = str(card)
+    return label
+
+
+def state_row(match_id: str | None, fr: Frame) -> tuple[Any, ...]:
+    s = fr.after
+    ev = fr.event
+    hands = {p: [_label(c) for c in h] for p, h in s.hands.items()}
+    return (
+        match_id, fr.seq, ev.round_no if ev.round_no is not None else s.round_no, s.turn_no, s.to_act,
+        s.prev_actor, _label(s.top), s.direction, s.draw_pile, s.discard, s.pending, s.owes_draw,
+        dumps(dict(s.bind)) if s.bind else None, dumps(hands), dumps(dict(s.yell)), s.gate, s.stall,
+        s.cards_played,
+    )  # fmt: skip
 
 
 def _summarise(m: MatchBuilder, a: Activity, seq: int) -> None:
@@ -598,7 +667,8 @@ def summary_rows(m: MatchBuilder, run_id: int) -> dict[str, list[tuple[Any, ...]
         _str_or_none(finish.get("winner")), "finished" if m.finish is not None else "incomplete",
         dumps(fin_score) if fin_score is not None else None,
         dumps(order) if order is not None else None,
-        m.seq, m.first_ms, m.last_ms, "algori-2022" if m.legacy else "algori-2023", run_id, run_id,
+        m.seq, m.first_ms, m.last_ms, "algori-2022" if m.legacy else "algori-2023",
+        getattr(m.ruleset, "id", None), getattr(m.ruleset, "version", None), run_id, run_id,
     )  # fmt: skip
     players = [
         (mid, code, name, i + 1,
@@ -620,4 +690,5 @@ def summary_rows(m: MatchBuilder, run_id: int) -> dict[str, list[tuple[Any, ...]
             score_rows.append(
                 (mid, r.round_no, code, _as_int(score), _as_int(total), code == r.winner)
             )
-    return {"matches": [match_row], "players": players, "rounds": round_rows, "round_scores": score_rows}
+    return {"matches": [match_row], "players": players, "rounds": round_rows, "round_scores": score_rows,
+            "violations": m.violations}  # fmt: skip

@@ -79,6 +79,7 @@ def ingest(
     db: str | Path,
     *,
     progress: ProgressFactory | None = None,
+    validate: bool = True,
 ) -> RunReport:
     """Ingest ``sources`` into the database file ``db`` in one transaction."""
     started = time.time()
@@ -91,7 +92,7 @@ def ingest(
             report = RunReport(run_id=run_id, db=str(db))
             store = Store(con, run_id)
             for source in sources:
-                _ingest_source(source, store, report, progress)
+                _ingest_source(source, store, report, progress, validate)
             report.duration_s = time.time() - started
             _write_run(con, store, report, sources, started)
             store.flush()
@@ -107,7 +108,9 @@ def ingest(
     return report
 
 
-def _ingest_source(source: Source, store: Store, report: RunReport, progress: ProgressFactory | None) -> None:
+def _ingest_source(
+    source: Source, store: Store, report: RunReport, progress: ProgressFactory | None, validate: bool = True
+) -> None:
     srep = SourceReport(source.name)
     report.sources.append(srep)
     known_issues = store.known_issue_hashes(source.name)
@@ -130,6 +133,8 @@ def _ingest_source(source: Source, store: Store, report: RunReport, progress: Pr
         emit=store.add,
         existing_seq=store.existing_seq,
         on_match_done=match_done,
+        stored_activities=store.stored_activities,
+        validate=validate,
     )
     bar = progress(source) if progress else None
     last_done = 0

@@ -46,7 +46,8 @@ TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
         ("match_id", S), ("game", S), ("dealer_code", S), ("dealer_name", S), ("white_wild", S),
         ("rounds_played", I), ("rounds_logged", I), ("winner", S), ("status", S),
         ("final_scores", S), ("final_order", S), ("n_events", I), ("started_at", T),
-        ("finished_at", T), ("log_format", S), ("first_run_id", I), ("last_run_id", I),
+        ("finished_at", T), ("log_format", S), ("ruleset", S), ("ruleset_version", S),
+        ("first_run_id", I), ("last_run_id", I),
     ],
     "players": [
         ("match_id", S), ("player_code", S), ("player_name", S), ("join_order", I),
@@ -62,6 +63,17 @@ TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
         ("match_id", S), ("round_no", I), ("player_code", S), ("score", I),
         ("total_score", I), ("is_winner", B),
     ],
+    "violations": [
+        ("match_id", S), ("round_no", I), ("turn_no", I), ("seq", I), ("player", S), ("code", S),
+        ("family", S), ("severity", S), ("ruleset", S), ("ruleset_version", S), ("message", S),
+        ("expected", S), ("actual", S), ("penalty_seq", I), ("run_id", I),
+    ],
+    "states": [
+        ("match_id", S), ("seq", I), ("round_no", I), ("turn_no", I), ("to_act", S), ("prev_actor", S),
+        ("top", S), ("direction", B), ("draw_pile", I), ("discard_pile", I), ("pending", I),
+        ("owes_draw", B), ("bind", S), ("hands", S), ("yell", S), ("gate", S), ("stall", I),
+        ("cards_played", I),
+    ],
     "load_issues": [
         ("run_id", I), ("source", S), ("line", I), ("reason", S), ("raw", S),
         ("raw_length", I), ("raw_hash", S),
@@ -69,7 +81,7 @@ TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
 }  # fmt: skip
 
 #: Tables holding one row per match (or finer) that are rebuilt when a match grows.
-SUMMARY_TABLES = ("matches", "players", "rounds", "round_scores")
+SUMMARY_TABLES = ("matches", "players", "rounds", "round_scores", "violations")
 
 FLUSH_ROWS = 50_000
 
@@ -125,6 +137,16 @@ class Store:
 
     # -- lookups
 
+    def stored_activities(self, match_id: str) -> list[dict[str, Any]]:
+        """The stored raw activities of a match, in order (to resume a replay)."""
+        self.flush()
+        return [
+            {"seq": seq, "raw": raw}
+            for seq, raw in self.con.execute(
+                "select seq, raw from raw_activities where match_id = ? order by seq", [match_id]
+            ).fetchall()
+        ]
+
     def existing_seq(self, match_id: str) -> int:
         """Events of ``match_id`` already stored (before or earlier in this run)."""
         if match_id in self._run_seq:
@@ -147,7 +169,7 @@ class Store:
             self.con.execute(f"delete from {table} where match_id = ?", [match_id])
         if first is not None and rows.get("matches"):
             row = list(rows["matches"][0])
-            row[-2] = first
+            row[-2] = first  # first_run_id
             rows = {**rows, "matches": [tuple(row)]}
         for table in SUMMARY_TABLES:
             if rows.get(table):

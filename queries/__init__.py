@@ -20,7 +20,7 @@ SCHEMA_DIR = HERE / "schema"
 SQL_DIR = HERE / "sql"
 
 #: Bump when a table or column changes; stored in ``kifu_meta``.
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 DEFAULT_DB = "kifu.duckdb"
 
@@ -43,11 +43,28 @@ def schema_statements() -> list[str]:
 
 def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create every Kifu table that does not exist yet (idempotent)."""
+    check_schema(con)
     for text in schema_statements():
         con.execute(text)
     con.execute(
         "insert or replace into kifu_meta values ('schema_version', ?)", [SCHEMA_VERSION]
     )
+
+
+def check_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Refuse a database written by another schema version (or by something else)."""
+    tables = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
+    if not tables:
+        return
+    if "kifu_meta" not in tables:
+        raise DatabaseError("the database file holds tables that are not Kifu's; use another --db file")
+    rows = con.execute("select value from kifu_meta where key = 'schema_version'").fetchall()
+    version = rows[0][0] if rows else None
+    if version != SCHEMA_VERSION:
+        raise DatabaseError(
+            f"the database was written by another Kifu version (schema {version}, this Kifu uses "
+            f"{SCHEMA_VERSION}); ingest into a new --db file"
+        )
 
 
 def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:

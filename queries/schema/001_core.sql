@@ -64,6 +64,8 @@ create table if not exists matches (
     started_at      timestamp,
     finished_at     timestamp,
     log_format      varchar,   -- 'algori-2023' | 'algori-2022'
+    ruleset         varchar,   -- the ruleset that validated it, e.g. 'algori-2023/skip_bind_2'
+    ruleset_version varchar,
     first_run_id    integer,
     last_run_id     integer
 );

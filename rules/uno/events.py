@@ -303,7 +303,7 @@ def to_event(a: dict[str, Any]) -> Event:
         player=a.get("player") or None, desk=_desk(a), date_ms=a.get("date_ms"),
     )  # fmt: skip
     if name == "play-card":
-        return PlayCard(**base, card_raw=c.get("card_play"), card=card_of(c.get("card_play")),
+        return PlayCard(**base, card_raw=c.get("card_play", _MISSING), card=card_of(c.get("card_play")),
                         yell_raw=c.get("yell_uno", _MISSING), color_raw=c.get("color_of_wild"),
                         has_color="color_of_wild" in c, next_player=c.get("next_player"),
                         skip_player=c.get("skip_player"))  # fmt: skip
@@ -397,6 +397,9 @@ def _with_verdict(ev: Event, nxt: Event) -> Event:
         return ev
     err = nxt.error
     if isinstance(ev, PlayCard) and nxt.victim == ev.player and err in PLAY_ERRORS:
+        if ev.card_raw is _MISSING and err == "Param card play invalid.":
+            # MongoDB copies drop empty objects (mongoose minimize): the client sent `card_play: {}`
+            return _replace(ev, rejected=err, penalty_seq=nxt.seq, card_raw={})
         return _replace(ev, rejected=err, penalty_seq=nxt.seq)
     if isinstance(ev, PlayDrawCard) and nxt.victim == ev.player and err in PLAY_DRAW_ERRORS:
         return _replace(ev, rejected=err, penalty_seq=nxt.seq)

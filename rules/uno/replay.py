@@ -1,4 +1,9 @@
-"""``replay``: the fold over a match's events — apply, judge, diff against the dealer's desk."""
+"""``replay``: the fold over a match's events — apply, judge, diff against the dealer's desk.
+
+:class:`MatchReplay` is push-based so a loader can stream a match through it one activity
+at a time (it holds back exactly one event: the dealer's verdict on an action is the
+penalty line right after it).  :func:`replay` is the same fold as a generator.
+"""
 
 from __future__ import annotations
 
@@ -8,31 +13,65 @@ from typing import Any
 
 from rules.core import Frame, Violation
 from rules.uno import events as E
+from rules.uno.checks import Judge
 from rules.uno.consistency import check_snapshot
 from rules.uno.state import GameState
 from rules.uno.transitions import apply
 
 
-def replay_events(
-    events: Iterable[E.Event], *, ruleset: Any = None, match_id: str | None = None, state: GameState | None = None
-) -> Iterator[Frame]:
-    """Yield one Frame per event: state before, state after, and the violations found."""
-    from rules.uno.checks import Judge
+class MatchReplay:
+    """Replays one match. ``feed(activity)`` returns the frames that became final."""
 
-    s = state or GameState()
-    judge = Judge(ruleset)
-    for ev in events:
+    def __init__(self, *, match_id: str | None = None, ruleset: Any = None, state: GameState | None = None) -> None:
+        self.match_id = match_id
+        self.fixed_ruleset = ruleset
+        self.ruleset = ruleset
+        self.state = state or GameState()
+        self.judge = Judge(ruleset)
+        self._held: E.Event | None = None
+
+    def feed(self, activity: dict[str, Any]) -> list[Frame]:
+        ev = E.to_event(activity)
+        held, self._held = self._held, ev
+        if held is None:
+            return []
+        return [self._step(E._with_verdict(held, ev))]
+
+    def close(self) -> list[Frame]:
+        out = []
+        if self._held is not None:
+            out.append(self._step(self._held))
+            self._held = None
+        final = self.judge.finish(self.state)
+        if final:
+            out.append(Frame(-1, None, self.state, self.state, tuple(self._stamp(v) for v in final)))
+        return out
+
+    def _step(self, ev: E.Event) -> Frame:
+        if isinstance(ev, E.FirstPlayer) and self.fixed_ruleset is None:
+            from rules.uno.ruleset import select
+
+            self.ruleset = select(ev)
+        s = self.state
         after = apply(s, ev)
-        found = judge.check(s, ev, after)
+        found = self.judge.check(s, ev, after)
         snap_found, after = check_snapshot(s, after, ev)
         found.extend(snap_found)
-        if found and ruleset is not None:
-            found = [_stamp(v, ruleset, match_id) for v in found]
-        yield Frame(ev.seq, ev, s, after, tuple(found))
-        s = after
-    for v in judge.finish(s):
-        yield Frame(-1, None, s, s, (_stamp(v, ruleset, match_id) if ruleset is not None else v,))
+        self.state = after
+        return Frame(ev.seq, ev, s, after, tuple(self._stamp(v) for v in found) if found else ())
+
+    def _stamp(self, v: Violation) -> Violation:
+        if self.ruleset is None:
+            return replace(v, match_id=self.match_id)
+        return replace(v, ruleset=self.ruleset.id, ruleset_version=self.ruleset.version, match_id=self.match_id)
 
 
-def _stamp(v: Violation, ruleset: Any, match_id: str | None) -> Violation:
-    return replace(v, ruleset=ruleset.id, ruleset_version=ruleset.version, match_id=match_id)
+def replay(activities: Iterable[dict[str, Any]], ruleset: Any = None, *, match_id: str | None = None) -> Iterator[Frame]:
+    """Fold a match's activities (dicts with ``seq, event, player, turn, contents, desk``) into frames.
+
+    The ruleset is taken from the log (``first-player.white_wild``) unless one is given.
+    """
+    r = MatchReplay(match_id=match_id, ruleset=ruleset)
+    for a in activities:
+        yield from r.feed(a)
+    yield from r.close()

@@ -213,8 +213,12 @@ def test_partial_log_then_full_log_appends_only_the_rest(tmp_path: Path) -> None
     assert query(part_db, "select status from matches") == [("incomplete",)]
     second = ingest(part_db, fixture_path("misbehave_bind2_40"))
     assert first.ingested == 3000 and second.ingested == len(lines) - 3000 and second.duplicates == 3000
-    skip = ("load_runs", "raw_activities", "events", "matches")
+    skip = ("load_runs", "raw_activities", "events", "matches", "violations")
     assert table_snapshot(part_db, exclude=skip) == table_snapshot(full_db, exclude=skip)
+    # the match is validated again as a whole: same findings, written by the second run
+    findings = "select * exclude (run_id) from violations order by all"
+    assert query(part_db, findings) == query(full_db, findings)
+    assert query(part_db, "select distinct run_id from violations") == [(2,)]
     assert events_of(part_db) == events_of(full_db)
     cols = "match_id, rounds_played, winner, status, final_scores, n_events, first_run_id, last_run_id"
     assert query(part_db, f"select {cols} from matches")[0][:6] == query(full_db, f"select {cols} from matches")[0][:6]

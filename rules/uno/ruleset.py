@@ -1,0 +1,56 @@
+"""The ALGORI 2023 rulesets, chosen from the log itself (``first-player.contents.white_wild``).
+
+Version history (bump the version whenever a check's behaviour changes):
+
+* ``1.0`` — first release: replay of the 2023 dealer (build ``0d7dc11``), 50 checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from rules.core import REGISTRY, Frame
+from rules.uno import events as E
+
+GAME = "algori-uno"
+VERSION = "1.0"
+
+
+@dataclass(frozen=True)
+class AlgoriRuleset:
+    id: str
+    white_wild: str | None
+    version: str = VERSION
+    game: str = GAME
+    description: str = ""
+
+    def replay(self, activities: Iterable[dict[str, Any]], *, match_id: str | None = None) -> Iterator[Frame]:
+        from rules.uno.replay import MatchReplay
+
+        r = MatchReplay(match_id=match_id, ruleset=self)
+        for a in activities:
+            yield from r.feed(a)
+        yield from r.close()
+
+
+SKIP_BIND_2 = REGISTRY.register(AlgoriRuleset(
+    "algori-2023/skip_bind_2", "skip_bind_2",
+    description="ALGORI 2023 contest rules, white wild = skip + bind 2 (the contest setting)",
+))  # fmt: skip
+BIND_2 = REGISTRY.register(AlgoriRuleset(
+    "algori-2023/bind_2", "bind_2", description="ALGORI 2023 rules with white wild = bind 2 (no skip)",
+))  # fmt: skip
+NO_WHITE_WILD = REGISTRY.register(AlgoriRuleset(
+    "algori-2023/no-white-wild", None, description="ALGORI 2023 rules on a log without a white-wild setting (109 cards)",
+))  # fmt: skip
+
+
+def ruleset_for(white_wild: Any) -> AlgoriRuleset:
+    """The ruleset a match's ``first-player.white_wild`` calls for."""
+    return {"skip_bind_2": SKIP_BIND_2, "bind_2": BIND_2}.get(white_wild, NO_WHITE_WILD)
+
+
+def select(first_player: E.FirstPlayer) -> AlgoriRuleset:
+    return ruleset_for(first_player.white_wild)
