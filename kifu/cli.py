@@ -37,6 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_ingest)
 
+    p = sub.add_parser("validate", help="print the validator's findings per match and bot")
+    p.add_argument("--db", default=_db_default(), help="DuckDB database file (default: %(default)s)")
+    p.add_argument("--match", help="match id, dealer code or dealer name (default: every match)")
+    p.add_argument("--player", help="player name or code (default: every player)")
+    p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    p.set_defaults(func=cmd_validate)
+
     p = sub.add_parser("serve", help="start the dashboard on 127.0.0.1")
     p.add_argument("--db", default=_db_default(), help="DuckDB database file (default: %(default)s)")
     p.add_argument("--port", type=int, default=8501)
@@ -101,6 +108,33 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if report.status == "empty":
         print("kifu ingest: nothing could be ingested", file=sys.stderr)
         return 1
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    import queries
+    from kifu import report
+    from queries import validation
+
+    try:
+        con = queries.connect(args.db, read_only=True)
+        queries.check_schema(con)
+    except queries.DatabaseError as exc:
+        print(f"kifu validate: {exc}", file=sys.stderr)
+        return 1
+    try:
+        matches = validation.report_matches(con, args.match)
+        if matches.empty:
+            print(f"kifu validate: no match {args.match!r} in {args.db}" if args.match else
+                  f"kifu validate: {args.db} holds no match yet — run `kifu ingest` first", file=sys.stderr)  # fmt: skip
+            return 1
+        data = report.build(matches, validation.report_counts(con, args.match, args.player))
+    finally:
+        con.close()
+    if args.player and not any(m["players"] for m in data):
+        print(f"kifu validate: no finding for player {args.player!r}", file=sys.stderr)
+    text = {"json": report.to_json, "markdown": report.to_markdown}.get(args.format, report.to_text)(data)
+    sys.stdout.write(text)
     return 0
 
 

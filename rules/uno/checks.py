@@ -55,6 +55,7 @@ class Judge:
         self.short_draw = False
         self.last_played: Card | None = None
         self.out: list[Violation] = []
+        self.before: GameState | None = None
 
     # ------------------------------------------------------------------ plumbing
 
@@ -62,6 +63,7 @@ class Judge:
           expected: Any = None, actual: Any = None, penalty_seq: int | None = None,
           severity: str | None = None, s: GameState | None = None) -> None:  # fmt: skip
         check = CHECKS[code]
+        s = s or self.before
         self.out.append(
             Violation(
                 code=code, family=check.family, severity=severity or check.severity, message=message,
@@ -76,6 +78,7 @@ class Judge:
 
     def check(self, b: GameState, ev: E.Event, a: GameState) -> list[Violation]:
         self.out = []
+        self.before = b
         fn = _DISPATCH.get(type(ev))
         if fn is not None:
             fn(self, b, ev, a)
