@@ -68,3 +68,10 @@ def test_readme_has_the_two_commands_and_ci_runs_the_test_one() -> None:
     readme = (REPO / "README.md").read_text()
     assert "make demo" in readme and "make test" in readme
     assert "make test" in (REPO / ".ci" / "run").read_text()
+
+
+def test_rules_doc_lists_every_check() -> None:
+    from rules.uno.catalog import CHECKS
+
+    doc = (REPO / "docs" / "rules" / "algori-uno.md").read_text(encoding="utf-8")
+    assert [code for code in CHECKS if f"| `{code}` |" not in doc] == []
