@@ -1,0 +1,99 @@
+"""`kifu ingest` stores violations and states; `kifu validate` reports them per bot."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from kifu.cli import main
+from tests.conftest import SAMPLE, ingest, query
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("validate") / "kifu.duckdb"
+    ingest(path, SAMPLE)
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_every_penalty_in_the_database_is_explained(db: Path) -> None:
+    rows = query(db, """
+        select count(*) from penalties p
+        where not exists (select 1 from violations v where v.match_id = p.match_id and v.penalty_seq = p.seq
+                          and v.player = p.player and v.family = 'player-rule')""")  # fmt: skip
+    assert rows == [(0,)]
+    assert query(db, "select count(*) from penalties") == [(118,)]
+    assert query(db, "select distinct ruleset, ruleset_version from violations") == [("algori-2023/bind_2", "1.0")]
+    assert query(db, "select count(*) from violations where family = 'consistency' and severity = 'error'") == [(0,)]
+
+
+def test_states_follow_the_dealers_board(db: Path) -> None:
+    assert query(db, "select count(*) from states") == query(db, "select count(*) from events")
+    lines = gzip.open(SAMPLE, "rt").read().splitlines()
+    checked = 0
+    for seq, hands_json, top, draw in query(
+        db, "select seq, hands, top, draw_pile from states where seq in (select seq from events where event = 'next-player') order by seq limit 200"
+    ):
+        desk = json.loads(lines[seq - 1])["desk"]
+        hands = json.loads(hands_json)
+        for player, cards in desk["card_of_player"].items():
+            want = Counter(f"{c['color']}-{c.get('number', c.get('special'))}" for c in cards)
+            assert Counter(hands[player]) == want, (seq, player)
+        b = desk["before_card_play"]
+        assert top == f"{b['color']}-{b.get('number', b.get('special'))}"
+        assert draw == desk["draw_desk_number"]
+        checked += 1
+    assert checked == 200
+
+
+def test_validate_text(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", "--db", str(db))
+    assert code == 0
+    assert "misbehave-bind2-40 (D-00000003" in out
+    assert "penalties: 118, explained by a player-rule finding: 118" in out
+    assert "Misbehaver (P-00000006)" in out and "special-logic-valid" in out
+
+
+def test_validate_json_filters_by_player(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", "--db", str(db), "--player", "Misbehaver", "--format", "json")
+    assert code == 0
+    (match,) = json.loads(out)
+    assert [p["player"] for p in match["players"]] == ["Misbehaver"]
+    errors = sum(f["n"] for f in match["players"][0]["findings"] if f["severity"] == "error")
+    assert errors == 118
+    by_code = {f["code"]: f for f in match["players"][0]["findings"]}
+    assert by_code["response-time"]["n"] == 4 and by_code["response-time"]["with_penalty"] == 4
+
+
+def test_validate_markdown_escapes_untrusted_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = gzip.open(SAMPLE, "rt").read().splitlines()
+    evil = "<img src=x onerror=alert(1)>|*bold*"
+    text = "\n".join(lines).replace('"player_name":"Misbehaver"', json.dumps({"player_name": evil})[1:-1])
+    log = tmp_path / "evil.jsonl"
+    log.write_text(text + "\n")
+    db = tmp_path / "k.duckdb"
+    ingest(db, log)
+    code, out, _ = run(capsys, "validate", "--db", str(db), "--format", "markdown")
+    assert code == 0
+    assert re.search(r"(?<!\\)<img", out) is None
+    assert "\\<img src=x onerror=alert(1)\\>\\|\\*bold\\*" in out
+
+
+def test_validate_errors(tmp_path: Path, db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "validate", "--db", str(tmp_path / "none.duckdb"))
+    assert code == 1 and "no such database" in err
+    code, _, err = run(capsys, "validate", "--db", str(db), "--match", "D-99999999")
+    assert code == 1 and "no match 'D-99999999'" in err
+    code, out, err = run(capsys, "validate", "--db", str(db), "--player", "Nobody")
+    assert code == 0 and "no finding for player 'Nobody'" in err
