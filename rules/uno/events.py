@@ -290,7 +290,7 @@ def _str(v: Any) -> str | None:
 
 
 def _hands(v: Any) -> dict[str, tuple[Card, ...]]:
-    return {p: cards_of(h) for p, h in v.items()} if isinstance(v, dict) else {}
+    return {p: cards_of(h) for p, h in v.items() if isinstance(p, str)} if isinstance(v, dict) else {}
 
 
 def to_event(a: dict[str, Any]) -> Event:
@@ -300,7 +300,7 @@ def to_event(a: dict[str, Any]) -> Event:
     name = a.get("event")
     base = dict(
         seq=a["seq"], round_no=_int(a.get("turn")), turn_no=_int(c.get("number_turn_play")),
-        player=a.get("player") or None, desk=_desk(a), date_ms=a.get("date_ms"),
+        player=_str(a.get("player")) or None, desk=_desk(a), date_ms=a.get("date_ms"),
     )  # fmt: skip
     if name == "play-card":
         return PlayCard(**base, card_raw=c.get("card_play", _MISSING), card=card_of(c.get("card_play")),
@@ -332,32 +332,32 @@ def to_event(a: dict[str, Any]) -> Event:
     if name == "color-of-wild":
         return ColorOfWild(**base, color_raw=c.get("color_of_wild"), has_color="color_of_wild" in c)
     if name == "penalty":
-        return Penalty(**base, victim=c.get("player"), cards=cards_of(c.get("cards_receive")),
+        return Penalty(**base, victim=_str(c.get("player")), cards=cards_of(c.get("cards_receive")),
                        error=penalty_text(c.get("error")))  # fmt: skip
     if name == "challenge":
         r = c.get("result") if isinstance(c.get("result"), dict) else {}
         return Challenge(**base, target=c.get("target"), is_challenge_raw=c.get("is_challenge", _MISSING),
-                         success=r.get("is_challenge_success"), receiver=r.get("player"),
+                         success=r.get("is_challenge_success"), receiver=_str(r.get("player")),
                          cards=cards_of(r.get("cards_receive")))  # fmt: skip
     if name == "public-card":
-        return PublicCard(**base, owner=c.get("player"), cards=cards_of(c.get("cards")))
+        return PublicCard(**base, owner=_str(c.get("player")), cards=cards_of(c.get("cards")))
     if name == "pointed-not-say-uno":
         return PointedNotSayUno(**base, target=c.get("target"), have_say_uno=c.get("have_say_uno"),
                                 hand=cards_of(c.get("card_of_player")))  # fmt: skip
     if name == "special-logic":
         return SpecialLogic(**base, title_raw=c.get("title", _MISSING))
     if name == "color-change-request":
-        return ColorChangeRequest(**base, chooser=c.get("player"))
+        return ColorChangeRequest(**base, chooser=_str(c.get("player")))
     if name == "shuffle-wild":
-        return ShuffleWild(**base, shuffler=c.get("player"), hands=_hands(c.get("cards_receive")))
+        return ShuffleWild(**base, shuffler=_str(c.get("player")), hands=_hands(c.get("cards_receive")))
     if name == "finish-turn":
-        return FinishTurn(**base, winner=c.get("winner"),
+        return FinishTurn(**base, winner=_str(c.get("winner")),
                           scores=c.get("score") if isinstance(c.get("score"), dict) else {},
                           totals=c.get("total_score") if isinstance(c.get("total_score"), dict) else {},
                           hands=_hands(c.get("card_of_player")))  # fmt: skip
     if name == "finish-game":
         score = c.get("score", c.get("total_score"))
-        return FinishGame(**base, winner=c.get("winner"),
+        return FinishGame(**base, winner=_str(c.get("winner")),
                           order=c.get("order") if isinstance(c.get("order"), dict) else {},
                           scores=score if isinstance(score, dict) else {})  # fmt: skip
     if name == "join-room":

@@ -71,21 +71,21 @@ class GameState:
 
     # -- seats
 
-    def next_of(self, player: str, direction: bool | None = None) -> str | None:
-        if player not in self.seats:
+    def next_of(self, player: Any, direction: bool | None = None) -> str | None:
+        if not isinstance(player, str) or player not in self.seats:
             return None
         i = self.seats.index(player)
         step = 1 if (self.direction if direction is None else direction) else -1
         return self.seats[(i + step) % len(self.seats)]
 
-    def opposite_of(self, player: str) -> str | None:
-        if player not in self.seats:
+    def opposite_of(self, player: Any) -> str | None:
+        if not isinstance(player, str) or player not in self.seats:
             return None
         i = self.seats.index(player)
         return self.seats[(i + 2) % len(self.seats)]
 
-    def hand(self, player: str | None) -> tuple[Card, ...]:
-        return self.hands.get(player, ()) if player is not None else ()
+    def hand(self, player: Any) -> tuple[Card, ...]:
+        return self.hands.get(player, ()) if isinstance(player, str) else ()
 
     @property
     def deck_size(self) -> int:

@@ -10,6 +10,7 @@ check codes, and whenever its board stops adding up to the whole deck it must ha
 from __future__ import annotations
 
 import copy
+import os
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -74,7 +75,7 @@ def mutate(acts: list[dict[str, Any]], edits: list[tuple[Any, ...]]) -> list[dic
     return renumber(acts)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("KIFU_HYPOTHESIS_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, len(ROUNDS) - 1), st.lists(edit, min_size=1, max_size=6))
 def test_random_mutations_never_crash(which: int, edits: list[tuple[Any, ...]]) -> None:
     acts = mutate(ROUNDS[which], edits)
