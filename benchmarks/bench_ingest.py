@@ -44,18 +44,18 @@ def floor(path: Path, loads) -> tuple[float, int, int]:
     return time.perf_counter() - start, n, size
 
 
-def kifu_ingest(paths: list[Path], db: Path) -> tuple[float, int]:
+def kifu_ingest(paths: list[Path], db: Path, validate: bool = True) -> tuple[float, int]:
     """Run `kifu ingest` in a child process; return wall seconds and its peak RSS (KiB)."""
     code = (
         "import resource, sys, time\n"
         "from loaders.pipeline import ingest, open_sources\n"
         "t = time.perf_counter()\n"
-        "r = ingest(open_sources(sys.argv[2:]), sys.argv[1])\n"
+        "r = ingest(open_sources(sys.argv[3:]), sys.argv[1], validate=sys.argv[2] == '1')\n"
         "dt = time.perf_counter() - t\n"
         "print(dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, r.ingested, r.quarantined)\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code, str(db), *map(str, paths)],
+        [sys.executable, "-c", code, str(db), "1" if validate else "0", *map(str, paths)],
         cwd=REPO, check=True, capture_output=True, text=True,
     ).stdout.split()
     seconds, rss, ingested, quarantined = float(out[0]), int(out[1]), int(out[2]), int(out[3])
@@ -82,14 +82,17 @@ def main() -> None:
     shipped = sum(p.stat().st_size for p in paths)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.duckdb"
+        t_load, rss_load = kifu_ingest(paths, Path(tmp) / "load-only.duckdb", validate=False)
         t_kifu, rss = kifu_ingest(paths, db)
         db_size = db.stat().st_size + (db.with_suffix(".duckdb.wal").stat().st_size if db.with_suffix(".duckdb.wal").exists() else 0)
     mb = size / 1e6
     print(f"records: {n:,}   log bytes: {mb:.1f} MB uncompressed, {shipped / 1e6:.2f} MB as given")
-    print(f"{'pass':<28}{'seconds':>9}{'records/s':>12}{'MB/s':>8}{'× json':>8}{'× orjson':>10}")
-    for name, t in (("json.loads per line", t_json), ("orjson.loads per line", t_orjson), ("kifu ingest", t_kifu)):
-        print(f"{name:<28}{t:>9.2f}{n / t:>12,.0f}{mb / t:>8.1f}{t / t_json:>8.2f}{t / t_orjson:>10.2f}")
-    print(f"kifu ingest peak RSS: {rss / 1024:.0f} MiB")
+    print(f"{'pass':<30}{'seconds':>9}{'records/s':>12}{'MB/s':>8}{'× json':>8}{'× orjson':>10}")
+    rows = (("json.loads per line", t_json), ("orjson.loads per line", t_orjson),
+            ("kifu ingest, no validation", t_load), ("kifu ingest (validated)", t_kifu))
+    for name, t in rows:
+        print(f"{name:<30}{t:>9.2f}{n / t:>12,.0f}{mb / t:>8.1f}{t / t_json:>8.2f}{t / t_orjson:>10.2f}")
+    print(f"peak RSS: {rss_load / 1024:.0f} MiB without validation, {rss / 1024:.0f} MiB validated")
     print(f"database size: {db_size / 1e6:.1f} MB = {db_size / size:.2f} × uncompressed log, {db_size / shipped:.2f} × as given")
 
 
