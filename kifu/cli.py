@@ -48,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--db", default=_db_default(), help="DuckDB database file (default: %(default)s)")
     p.add_argument("--port", type=int, default=8501)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
+    p.add_argument("--max-upload-mb", type=int, default=200, help="upload size limit in MB (default: %(default)s)")
     p.set_defaults(func=cmd_serve)
 
     args = parser.parse_args(argv)
@@ -148,7 +149,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         "streamlit", "run", str(app),
         f"--server.address={args.host}", f"--server.port={args.port}",
         "--server.headless=true", "--browser.gatherUsageStats=false",
-        f"--server.maxUploadSize={200}",
+        f"--server.maxUploadSize={args.max_upload_mb}", "--client.toolbarMode=viewer",
+        "--server.fileWatcherType=none",
     ]  # fmt: skip
     print(f"Kifu dashboard on http://{args.host}:{args.port}  (database {db})", file=sys.stderr)
     return int(stcli.main() or 0)

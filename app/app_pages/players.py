@@ -1,0 +1,21 @@
+"""Players: the same bot name across matches (bot versions), and two bots side by side."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app import ui
+from queries import dashboard as q
+
+st.title("Players")
+con = ui.require_data()
+stats = q.bot_stats(con)
+st.dataframe(stats, hide_index=True, width="stretch", key="pl.table")
+names = list(stats["player_name"])
+if len(names) >= 2:
+    c1, c2 = st.columns(2)
+    a = c1.selectbox("Compare", names, index=0, key="pl.a")
+    b = c2.selectbox("with", names, index=1, key="pl.b")
+    side = stats.set_index("player_name").loc[[a, b]].T
+    side.columns = [f"{a}", f"{b} "] if a == b else [a, b]
+    st.dataframe(side, width="stretch", key="pl.compare")

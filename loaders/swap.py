@@ -1,0 +1,48 @@
+"""Ingest without disturbing readers: write into a copy of the database, then swap it in.
+
+DuckDB allows one writer per file, and a writer locks out readers.  The dashboard keeps
+reading the current file while :func:`ingest_swapped` ingests into ``<db>.ingest.tmp`` (a copy
+of it), then atomically renames the copy over the original.  Readers that reopen by
+modification time pick up the new file; readers with an open connection keep the old one
+until they reopen.  A lock file serialises concurrent ingests of the same database.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from loaders.pipeline import RunReport, ingest
+
+
+@contextmanager
+def db_lock(db: Path) -> Iterator[None]:
+    lock = db.with_name(db.name + ".lock")
+    with open(lock, "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def ingest_swapped(sources: list[Any], db: str | Path, **kwargs: Any) -> RunReport:
+    db = Path(db)
+    tmp = db.with_name(db.name + ".ingest.tmp")
+    with db_lock(db):
+        for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+            leftover.unlink(missing_ok=True)
+        if db.exists():
+            shutil.copy2(db, tmp)
+        try:
+            report = ingest(sources, tmp, **kwargs)
+            os.replace(tmp, db)
+        finally:
+            tmp.unlink(missing_ok=True)
+    report.db = str(db)
+    return report

@@ -1,0 +1,84 @@
+"""Queries behind the dashboard pages (one function per SQL file, returning DataFrames)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+from queries import sql
+
+Con = duckdb.DuckDBPyConnection
+
+
+def _df(con: Con, name: str, **params: Any) -> pd.DataFrame:
+    return con.execute(sql(name), params).df()
+
+
+def match_list(con: Con) -> pd.DataFrame:
+    return _df(con, "pages/match_list")
+
+
+def match_summary(con: Con, match: str) -> pd.DataFrame:
+    return _df(con, "pages/match_summary", match=match)
+
+
+def score_race(con: Con, match: str) -> pd.DataFrame:
+    return _df(con, "pages/score_race", match=match)
+
+
+def round_index(con: Con, match: str) -> pd.DataFrame:
+    return _df(con, "pages/round_index", match=match)
+
+
+def round_info(con: Con, match: str, round_no: int) -> dict[str, Any] | None:
+    rows = _df(con, "board/round_info", match=match, round=round_no).to_dict("records")
+    return rows[0] if rows else None
+
+
+def round_events(con: Con, match: str, round_no: int) -> pd.DataFrame:
+    return _df(con, "board/round_events", match=match, round=round_no)
+
+
+def event_findings(con: Con, match: str, seq: int) -> pd.DataFrame:
+    return _df(con, "board/event_findings", match=match, seq=seq)
+
+
+def raw_event(con: Con, match: str, seq: int) -> dict[str, Any] | None:
+    rows = _df(con, "board/raw_event", match=match, seq=seq).to_dict("records")
+    return rows[0] if rows else None
+
+
+def player_names(con: Con, match: str) -> dict[str, str]:
+    df = _df(con, "board/players", match=match)
+    return {r.player_code: r.player_name or r.player_code for r in df.itertuples()}
+
+
+def penalties(con: Con, match: str | None = None, player: str | None = None) -> pd.DataFrame:
+    return _df(con, "pages/penalties", match=match, player=player)
+
+
+def challenges(con: Con, match: str | None = None, player: str | None = None) -> pd.DataFrame:
+    return _df(con, "pages/challenges", match=match, player=player)
+
+
+def wd4_unchallenged(con: Con, match: str | None = None, player: str | None = None) -> pd.DataFrame:
+    return _df(con, "pages/wd4_unchallenged", match=match, player=player)
+
+
+def special_logic(con: Con, match: str | None = None, player: str | None = None) -> pd.DataFrame:
+    return _df(con, "pages/special_logic", match=match, player=player)
+
+
+def violations(con: Con, match: str | None = None, player: str | None = None,
+               family: str | None = None, severity: str | None = None) -> pd.DataFrame:  # fmt: skip
+    return _df(con, "pages/violations", match=match, player=player, family=family, severity=severity)
+
+
+def bot_stats(con: Con) -> pd.DataFrame:
+    return _df(con, "pages/bot_stats")
+
+
+def standings(con: Con, matches: list[str]) -> pd.DataFrame:
+    return _df(con, "pages/standings", matches=matches)

@@ -1,0 +1,7 @@
+-- Matches for the shared match picker, newest first.
+-- grain: one row per match_id
+select m.match_id, m.dealer_name, m.dealer_code, m.white_wild, m.rounds_played, m.status, m.started_at,
+       m.dealer_name || ' · ' || coalesce(m.dealer_code, '?') || ' · ' || m.rounds_played || ' rounds · '
+           || coalesce(strftime(m.started_at, '%Y-%m-%d %H:%M'), '') as label
+from matches m
+order by m.started_at desc nulls last, m.match_id

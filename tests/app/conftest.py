@@ -1,0 +1,68 @@
+"""AppTest fixtures: a database of the bundled sample, one with a hostile bot name, an empty one."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import REPO, SAMPLE, ingest
+
+ENTRY = str(REPO / "app" / "streamlit_app.py")
+HOSTILE = "<img src=x onerror=alert(1)>"
+HOSTILE_TITLE = "<script>alert('t')</script>"
+
+
+@pytest.fixture(autouse=True)
+def _clear_caches() -> Iterator[None]:
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_resource.clear()
+
+
+@pytest.fixture(scope="session")
+def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("app") / "kifu.duckdb"
+    ingest(db, SAMPLE)
+    return db
+
+
+def hostile_log(path: Path) -> Path:
+    """The sample with the misbehaving bot renamed to an HTML payload and a script as a title."""
+    text = gzip.open(SAMPLE, "rt").read()
+    text = text.replace('"player_name":"Misbehaver"', '"player_name":' + json.dumps(HOSTILE))
+    text = text.replace('"title":"BadMove"', '"title":' + json.dumps(HOSTILE_TITLE))
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture(scope="session")
+def hostile_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("hostile")
+    db = d / "kifu.duckdb"
+    ingest(db, hostile_log(d / "hostile.jsonl"))
+    return db
+
+
+@pytest.fixture
+def app(monkeypatch: pytest.MonkeyPatch) -> Callable[..., AppTest]:
+    """``app(db, page, **query)`` → an AppTest on that page, already run."""
+
+    def make(db: Path, page: str | None = None, **query: str) -> AppTest:
+        monkeypatch.setenv("KIFU_DB", str(db))
+        at = AppTest.from_file(ENTRY, default_timeout=60)
+        for k, v in query.items():
+            at.query_params[k] = v
+        at.run()
+        if page:
+            at.switch_page(f"app_pages/{page}.py").run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    return make

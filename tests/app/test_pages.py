@@ -1,0 +1,204 @@
+"""Every page and its main interactions, headless (Streamlit AppTest), on the bundled sample."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app.conftest import HOSTILE, HOSTILE_TITLE
+
+PAGES = {
+    "matches": "Matches", "round_browser": "Round browser", "penalties": "Penalties", "challenges": "Challenges",
+    "special_logic": "Special logic", "violations": "Violations", "players": "Players", "standings": "Standings",
+    "upload": "Upload a log",
+}  # fmt: skip
+App = Callable[..., AppTest]
+
+
+def values(arr: Any) -> list[Any]:
+    """A Plotly array from a figure spec (plain list, or typed {dtype, bdata})."""
+    if isinstance(arr, dict) and "bdata" in arr:
+        import base64
+
+        import numpy as np
+
+        return list(np.frombuffer(base64.b64decode(arr["bdata"]), dtype=np.dtype(arr["dtype"])))
+    return list(arr)
+
+
+def table(at: AppTest, *columns: str) -> Any:
+    """The first dataframe on the page that has all these columns (AppTest has no dataframe keys)."""
+    for df in at.dataframe:
+        if set(columns) <= set(df.value.columns):
+            return df.value
+    raise LookupError(f"no table with columns {columns}")
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_every_page_renders(app: App, sample_db: Path, page: str) -> None:
+    at = app(sample_db, page)
+    assert at.title[0].value == PAGES[page]
+    assert not at.error
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p != "upload"])
+def test_empty_state_on_every_page(app: App, tmp_path: Path, page: str) -> None:
+    at = app(tmp_path / "none.duckdb", page)
+    assert "No data yet" in at.info[0].value
+
+
+def test_shared_filters_in_the_sidebar(app: App, sample_db: Path) -> None:
+    at = app(sample_db)
+    assert [s.label for s in at.sidebar.selectbox] == ["Match", "Player"]
+    assert at.sidebar.selectbox(key="filter.player").options[0] == "(all players)"
+    assert at.query_params["match"] == at.sidebar.selectbox(key="filter.match").value
+
+
+def test_matches_page(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "matches")
+    players = table(at, "player_name", "rank")
+    assert list(players["player_name"]) == ["Alternative 4", "Alternative 3", "JS Demo", "Misbehaver"]
+    assert list(players["rank"]) == [1, 2, 3, 4]
+    assert int(players.set_index("player_name").loc["Misbehaver", "penalties"]) == 118
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert len(spec["data"]) == 4 and len(values(spec["data"][0]["x"])) == 40
+
+
+def _header(at: AppTest) -> str:
+    return at.markdown[0].value
+
+
+def test_round_browser_steps_through_turns(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "round_browser")
+    assert _header(at).startswith("**Round 1 ·") and "event 1/" in _header(at)
+    assert "`first-player`" in _header(at)
+    at.button(key="rb.next").click().run()
+    assert "event 2/" in _header(at) and "`next-player`" in _header(at)
+    at.button(key="rb.next").click().run()
+    at.button(key="rb.prev").click().run()
+    assert "event 2/" in _header(at)
+    at.slider(key="rb.pos").set_value(10).run()
+    assert "event 11/" in _header(at)
+    at.number_input(key="rb.turn").set_value(5).run()
+    assert re.search(r"turn [5-9]", _header(at))
+    at.selectbox(key="rb.round").set_value(2).run()
+    assert _header(at).startswith("**Round 2 ·") and "event 1/" in _header(at)
+
+
+def test_round_browser_filters(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "round_browser", round="5")
+    at.multiselect(key="rb.types").set_value(["penalty"]).run()
+    events = table(at, "who", "what")
+    assert set(events["event"]) == {"penalty"} and len(events) > 0
+    at.multiselect(key="rb.types").set_value(["play-card", "penalty"]).run()
+    at.selectbox(key="rb.only").set_value("events with errors").run()
+    errors = table(at, "who", "what")
+    assert (errors["errors"] > 0).all()
+    at.selectbox(key="rb.only").set_value("all events").run()
+    at.selectbox(key="rb.who").set_value("P-00000005").run()
+    assert set(table(at, "who", "what")["who"]) <= {"JS Demo"}
+
+
+def test_round_browser_perspective_hides_other_hands(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "round_browser", round="3", seq="400")
+    board = at.get("html")[0].proto.body
+    assert 'class="kc kc-back"' not in board
+    seats = at.selectbox(key="rb.view").options[1:]
+    at.selectbox(key="rb.view").set_value(seats[0]).run()
+    board = at.get("html")[0].proto.body
+    assert board.count('class="kc kc-back"') > 0
+    assert "pts" in board  # the viewer's own hand keeps its points
+
+
+def test_round_browser_deep_link_and_raw_json(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "round_browser", round="5", seq="650")
+    assert "seq 650" in _header(at) and "`penalty`" in _header(at)
+    assert at.text[0].value == "Penalty for Misbehaver: Card play invalid with card before. (+2 card(s))."
+    assert at.query_params["seq"] == "650" and at.query_params["round"] == "5"
+    assert table(at, "code", "penalty_seq")["code"].tolist() == ["card-legal-on-top"]
+    raw = at.get("json")[0].proto.body
+    assert '"penalty"' in raw
+    at2 = app(sample_db, "round_browser", round="5", turn="20")
+    assert "turn 20" in _header(at2)
+
+
+def test_penalties_page_links_to_the_board(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "penalties")
+    assert at.metric[0].value == "118" and at.metric[2].value == "118 / 118"
+    rows = table(at, "open", "cause")
+    assert len(rows) == 118 and rows["open"].str.startswith("/round_browser?match=").all()
+    at.selectbox(key="pen.cause").set_value("timeout").run()
+    assert set(table(at, "open", "cause")["cause"]) == {"timeout"}
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_challenges_page(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "challenges")
+    values = {m.label: m.value for m in at.metric}
+    assert values["Challenges made"] == "32" and values["Declined"] == "3" and values["Bluffs caught"] == "11"
+    rates = table(at, "success_rate")
+    assert rates["challenges"].sum() == 32
+    at.radio(key="ch.by").set_value("target").run()
+    assert "target_name" in table(at, "success_rate").columns
+
+
+def test_special_logic_page(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "special_logic")
+    values = {m.label: m.value for m in at.metric}
+    assert values["Firings"] == "116" and values["Accepted"] == "97"
+    titles = table(at, "title", "outcome", "count")
+    assert set(titles["outcome"]) == {"accepted", "Special logic title too long.", "Param title invalid."}
+
+
+def test_violations_page_filters(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "violations")
+    at.selectbox(key="vio.family").set_value("dealer-judgement").run()
+    assert set(table(at, "open", "family")["family"]) == {"dealer-judgement"}
+    at.selectbox(key="vio.family").set_value("player-rule").run()
+    at.selectbox(key="vio.severity").set_value("error").run()
+    rows = table(at, "open", "family")
+    assert len(rows) == 118 and set(rows["severity"]) == {"error"}
+
+
+def test_player_filter_applies_to_pages(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "penalties")
+    at.sidebar.selectbox(key="filter.player").set_value("P-00000005").run()
+    assert "No penalty" in at.success[0].value
+
+
+def test_players_page_compares_two_bots(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "players")
+    stats = table(at, "player_name", "win_rate")
+    assert set(stats["player_name"]) == {"Alternative 4", "Alternative 3", "JS Demo", "Misbehaver"}
+    at.selectbox(key="pl.a").set_value("JS Demo").run()
+    at.selectbox(key="pl.b").set_value("Misbehaver").run()
+    side = at.dataframe[-1].value
+    assert list(side.columns) == ["JS Demo", "Misbehaver"]
+
+
+def test_standings(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "standings")
+    rows = table(at, "player_name", "rank")
+    assert list(rows["player_name"]) == ["Alternative 4", "Alternative 3", "JS Demo", "Misbehaver"]
+    assert list(rows["advances"]) == [False, False, True, True]  # demo players never advance
+    at.radio(key="st.kind").set_value("final (rank points 5/3/2/1)").run()
+    assert list(table(at, "player_name", "rank")["rank_points"]) == [5, 3, 2, 1]
+
+
+def test_hostile_names_and_titles_render_as_text(app: App, hostile_db: Path) -> None:
+    at = app(hostile_db, "round_browser", round="6")
+    board = at.get("html")[0].proto.body
+    assert HOSTILE not in board and "&lt;img src=x onerror=alert(1)&gt;" in board
+    at = app(hostile_db, "special_logic")
+    titles = table(at, "title", "outcome", "count")
+    assert HOSTILE_TITLE in set(titles["title"])  # shown as a value in a table cell, not as HTML
+    for el in at.get("html"):
+        assert "<script" not in el.proto.body
+    for md in at.markdown:
+        assert HOSTILE not in md.value and HOSTILE_TITLE not in md.value
