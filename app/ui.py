@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import os
+import threading
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -35,11 +36,30 @@ def db_path() -> Path:
     return Path(os.environ.get("KIFU_DB", queries.DEFAULT_DB)).resolve()
 
 
-@st.cache_resource(show_spinner=False)
-def _open(path: str, mtime: float) -> duckdb.DuckDBPyConnection:
-    con = queries.connect(path, read_only=True)
-    queries.check_schema(con)
-    return con
+_LOCK = threading.Lock()
+_OPEN: dict[str, tuple[int, duckdb.DuckDBPyConnection]] = {}
+
+
+def _open(path: Path) -> duckdb.DuckDBPyConnection:
+    """One read-only connection per database file, reopened when the file is replaced.
+
+    An ingest writes a copy and renames it over the file (``loaders.swap``).  DuckDB keeps one
+    database instance per path in a process, so the stale connection is closed first;
+    otherwise reopening would hand back the old, replaced database.
+    """
+    stamp = path.stat().st_mtime_ns
+    key = str(path)
+    with _LOCK:
+        current = _OPEN.get(key)
+        if current is not None and current[0] == stamp:
+            return current[1]
+        if current is not None:
+            current[1].close()
+            del _OPEN[key]
+        con = queries.connect(path, read_only=True)
+        queries.check_schema(con)
+        _OPEN[key] = (stamp, con)
+        return con
 
 
 def connect() -> duckdb.DuckDBPyConnection | None:
@@ -48,7 +68,7 @@ def connect() -> duckdb.DuckDBPyConnection | None:
     if not path.exists():
         return None
     try:
-        base = _open(str(path), path.stat().st_mtime)
+        base = _open(path)
     except queries.DatabaseError as exc:
         st.error(str(exc))
         st.stop()

@@ -65,7 +65,6 @@ if uploaded is not None and st.button("Ingest", type="primary", key="up.go"):
     except (SourceError, OSError) as exc:
         st.error(f"Could not ingest {uploaded.name}: {exc}")
         st.stop()
-    st.cache_resource.clear()
     if report.accepted:
         st.success(
             f"{report.records_read:,} records · {report.ingested:,} new events · "

@@ -16,6 +16,8 @@ from tests.conftest import REPO, SAMPLE, ingest
 ENTRY = str(REPO / "app" / "streamlit_app.py")
 HOSTILE = "<img src=x onerror=alert(1)>"
 HOSTILE_TITLE = "<script>alert('t')</script>"
+HOSTILE_DEALER = 'hostile <b>dealer</b> "1"'
+
 
 
 @pytest.fixture(autouse=True)
@@ -38,6 +40,7 @@ def hostile_log(path: Path) -> Path:
     text = gzip.open(SAMPLE, "rt").read()
     text = text.replace('"player_name":"Misbehaver"', '"player_name":' + json.dumps(HOSTILE))
     text = text.replace('"title":"BadMove"', '"title":' + json.dumps(HOSTILE_TITLE))
+    text = text.replace('"dealer":"misbehave-bind2-40"', '"dealer":' + json.dumps(HOSTILE_DEALER))
     path.write_text(text)
     return path
 

@@ -14,10 +14,10 @@ from tests.e2e.conftest import screenshot, wait_for_app
 def test_dashboard_opens_on_the_sample(page: Any, app_url: str) -> None:
     page.goto(app_url)
     wait_for_app(page)
-    expect(page.get_by_test_id("stHeading").first).to_contain_text("Kifu — matches")
+    expect(page.get_by_test_id("stHeading").first).to_contain_text("Matches")
     values = page.get_by_test_id("stMetricValue")
     expect(values.nth(0)).to_have_text("1")  # matches
-    expect(values.nth(2)).to_have_text("5887")  # events of the sample
+    expect(values.nth(1)).to_have_text("40")  # rounds of the sample
     assert screenshot(page, "overview").stat().st_size > 10_000
 
 
