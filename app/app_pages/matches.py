@@ -15,7 +15,8 @@ c1.metric("Matches", len(matches))
 c2.metric("Rounds", int(matches["rounds_played"].sum()))
 c3.metric("Finished", int((matches["status"] == "finished").sum()))
 st.dataframe(
-    matches[["dealer_name", "dealer_code", "white_wild", "rounds_played", "status", "started_at", "match_id"]],
+    matches[["dealer_name", "dealer_code", "players", "winner", "white_wild", "rounds_played", "status", "started_at",
+             "match_id"]],
     hide_index=True, width="stretch", key="matches.table",
 )  # fmt: skip
 
