@@ -82,10 +82,12 @@ def test_new_user_journey(page: Any, empty_app: str) -> None:
 @pytest.mark.parametrize("name", PAGES)
 def test_every_page_in_the_browser(page: Any, app_url: str, name: str) -> None:
     page.set_viewport_size({"width": 1400, "height": 1100})
-    page.goto(f"{app_url}/{name}" + ("?round=5&seq=650" if name == "round_browser" else ""))
+    path = "" if name == "matches" else name  # the default page lives at /
+    page.goto(f"{app_url}/{path}" + ("?round=5&seq=650" if name == "round_browser" else ""))
     wait_for_app(page)
     expect(page.get_by_test_id("stHeading").first).to_be_visible()
     assert page.get_by_test_id("stException").count() == 0
+    assert page.get_by_text("Page not found").count() == 0
     if name in ("matches", "penalties", "special_logic", "violations", "challenges", "standings"):
         expect(page.locator(".js-plotly-plot, [data-testid='stDataFrame']").first).to_be_visible()
     screenshot(page, f"page_{name}")
@@ -96,7 +98,7 @@ def test_hostile_names_stay_text_in_the_browser(page: Any, empty_app: str, tmp_p
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     upload(page, empty_app, hostile_log(tmp_path / "hostile.jsonl"))
     m = quote(HOSTILE_DEALER)
-    for name in (f"round_browser?match={m}&round=6", f"matches?match={m}", "players", f"special_logic?match={m}",
+    for name in (f"round_browser?match={m}&round=6", f"?match={m}", "players", f"special_logic?match={m}",
                  f"penalties?match={m}"):  # fmt: skip
         page.goto(f"{empty_app}/{name}")
         wait_for_app(page)
