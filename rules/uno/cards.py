@@ -8,8 +8,7 @@ so they can be stored, compared and shown without dictionaries.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 COLORS = ("red", "yellow", "green", "blue")
 ALL_COLORS = (*COLORS, "black", "white")
@@ -19,16 +18,19 @@ BLACK_SPECIALS = ("wild", "wild_draw_4", "wild_shuffle")
 WILD_SPECIALS = (*BLACK_SPECIALS, "white_wild")
 
 
-@dataclass(frozen=True, slots=True)
-class Card:
-    """One card face. ``number`` and ``special`` are mutually exclusive."""
+class Card(NamedTuple):
+    """One card face. ``number`` and ``special`` are mutually exclusive.
+
+    A tuple underneath, so hashing and comparing cards (hands are multisets of them) runs at
+    C speed.
+    """
 
     color: str
     number: int | None = None
     special: str | None = None
 
     @classmethod
-    def from_dealer(cls, obj: Any) -> Card | None:
+    def from_dealer(cls, obj: Any) -> Card | None:  # noqa: D417
         """The card in a dealer payload, or ``None`` when ``obj`` is not a well-typed card.
 
         Well-typed means: a dict whose ``color`` is one of the six colours and which has

@@ -56,6 +56,9 @@ class Judge:
         self.last_played: Card | None = None
         self.out: list[Violation] = []
         self.before: GameState | None = None
+        from rules.uno.consistency import HandMatcher
+
+        self.matcher = HandMatcher()
 
     # ------------------------------------------------------------------ plumbing
 
@@ -171,8 +174,10 @@ class Judge:
             diffs.append(("before_player", b.prev_actor, ev.before_player))
         if ev.card_before is not None and ev.card_before != a.top:
             diffs.append(("card_before", a.top, ev.card_before))
-        if ev.next_player and Counter(ev.hand) != Counter(a.hand(ev.next_player)):
-            diffs.append(("card_of_player", _cards(a.hand(ev.next_player)), _cards(ev.hand)))
+        if ev.next_player and ev.hand_raw is not None and not self.matcher.same(
+            ("next", ev.next_player), ev.hand_raw, a.hand(ev.next_player)
+        ):
+            diffs.append(("card_of_player", _cards(a.hand(ev.next_player)), _cards(E.cards_of(ev.hand_raw))))
         counts = {p: len(h) for p, h in a.hands.items()}
         if ev.counts and any(counts.get(p) != n for p, n in ev.counts.items()):
             diffs.append(("number_card_of_player", counts, ev.counts))

@@ -83,10 +83,14 @@ class Event:
     round_no: int | None
     turn_no: int | None  # number_turn_play as logged
     player: str | None  # the activity's `player` (None for the dealer)
-    desk: Snapshot | None = field(repr=False, compare=False)
+    desk: Any = field(repr=False, compare=False)  # the raw `desk` dict (parse with Snapshot.parse)
     date_ms: int | None = field(repr=False, compare=False)
 
     kind = "event"
+
+    @property
+    def snapshot(self) -> Snapshot | None:
+        return Snapshot.parse(self.desk)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +115,7 @@ class NextPlayer(Event):
     next_player: str | None = None
     before_player: str | None = None
     card_before: Card | None = None
-    hand: tuple[Card, ...] = ()
+    hand_raw: Any = None  # the next player's hand as logged (parse with cards_of)
     turn_right: Any = None
     must_call_draw_card: Any = None
     draw_reason: Any = None
@@ -277,8 +281,9 @@ POINT_ERRORS = frozenset({"Player name is required.", "Player name invalid.", "C
 TITLE_ERRORS = frozenset({"Param title invalid.", "Special logic title too long."})
 
 
-def _desk(a: dict[str, Any]) -> Snapshot | None:
-    return Snapshot.parse(a.get("desk"))
+def _desk(a: dict[str, Any]) -> Any:
+    desk = a.get("desk")
+    return desk if isinstance(desk, dict) else None
 
 
 def _int(v: Any) -> int | None:
@@ -309,7 +314,7 @@ def to_event(a: dict[str, Any]) -> Event:
                         skip_player=c.get("skip_player"))  # fmt: skip
     if name == "next-player":
         return NextPlayer(**base, next_player=_str(c.get("next_player")), before_player=_str(c.get("before_player")),
-                          card_before=card_of(c.get("card_before")), hand=cards_of(c.get("card_of_player")),
+                          card_before=card_of(c.get("card_before")), hand_raw=c.get("card_of_player"),
                           turn_right=c.get("turn_right"), must_call_draw_card=c.get("must_call_draw_card"),
                           draw_reason=c.get("draw_reason"), number_card_play=c.get("number_card_play"),
                           counts=c.get("number_card_of_player") if isinstance(c.get("number_card_of_player"), dict) else {})  # fmt: skip

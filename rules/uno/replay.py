@@ -14,7 +14,7 @@ from typing import Any
 from rules.core import Frame, Violation
 from rules.uno import events as E
 from rules.uno.checks import Judge
-from rules.uno.consistency import check_snapshot
+from rules.uno.consistency import HandMatcher, check_snapshot
 from rules.uno.state import GameState
 from rules.uno.transitions import apply
 
@@ -28,6 +28,8 @@ class MatchReplay:
         self.ruleset = ruleset
         self.state = state or GameState()
         self.judge = Judge(ruleset)
+        self.matcher = HandMatcher()
+        self.judge.matcher = self.matcher
         self._held: E.Event | None = None
 
     def feed(self, activity: dict[str, Any]) -> list[Frame]:
@@ -55,7 +57,7 @@ class MatchReplay:
         s = self.state
         after = apply(s, ev)
         found = self.judge.check(s, ev, after)
-        snap_found, after = check_snapshot(s, after, ev)
+        snap_found, after = check_snapshot(s, after, ev, self.matcher)
         found.extend(snap_found)
         self.state = after
         return Frame(ev.seq, ev, s, after, tuple(self._stamp(v) for v in found) if found else ())
