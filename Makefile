@@ -24,7 +24,7 @@ serve:
 	.venv/bin/kifu serve --db $(DB) --port $(PORT)
 
 bench: setup-dev
-	.venv/bin/python benchmarks/bench_ingest.py
+	.venv/bin/python benchmarks/run.py
 
 clean:
 	rm -rf .venv .pytest_cache .hypothesis test-results $(DB)

@@ -551,14 +551,37 @@ def _label(card: Card | None) -> str | None:
     return label
 
 
+_HAND_JSON: dict[tuple[Card, ...], str] = {}
+_KEY_JSON: dict[str, str] = {}
+
+
+def _hand_json(hand: tuple[Card, ...]) -> str:
+    """JSON list of a hand's card labels, cached (a hand rarely changes between two events)."""
+    text = _HAND_JSON.get(hand)
+    if text is None:
+        if len(_HAND_JSON) > 200_000:
+            _HAND_JSON.clear()
+        text = _HAND_JSON[hand] = orjson.dumps([_label(c) for c in hand]).decode()
+    return text
+
+
+def _hands_json(hands: Any) -> str:
+    parts = []
+    for p, h in hands.items():
+        key = _KEY_JSON.get(p)
+        if key is None:
+            key = _KEY_JSON[p] = orjson.dumps(p).decode()
+        parts.append(f"{key}:{_hand_json(h)}")
+    return "{" + ",".join(parts) + "}"
+
+
 def state_row(match_id: str | None, fr: Frame) -> tuple[Any, ...]:
     s = fr.after
     ev = fr.event
-    hands = {p: [_label(c) for c in h] for p, h in s.hands.items()}
     return (
         match_id, fr.seq, ev.round_no if ev.round_no is not None else s.round_no, s.turn_no, s.to_act,
         s.prev_actor, _label(s.top), s.direction, s.draw_pile, s.discard, s.pending, s.owes_draw,
-        dumps(dict(s.bind)) if s.bind else None, dumps(hands), dumps(dict(s.yell)), s.gate, s.stall,
+        dumps(dict(s.bind)) if s.bind else None, _hands_json(s.hands), dumps(dict(s.yell)), s.gate, s.stall,
         s.cards_played,
     )  # fmt: skip
 

@@ -8,6 +8,7 @@ database is exactly as it was before the run.  Records that cannot be used go to
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import time
 from collections import Counter
@@ -84,6 +85,8 @@ def ingest(
     """Ingest ``sources`` into the database file ``db`` in one transaction."""
     started = time.time()
     con = queries.connect(db)
+    # DuckDB's buffer pool would otherwise grow to most of the machine's memory on large runs
+    con.execute(f"set memory_limit = '{os.environ.get('KIFU_MEMORY_LIMIT', '256MB')}'")
     try:
         con.execute("begin transaction")
         try:
@@ -114,7 +117,6 @@ def _ingest_source(
     srep = SourceReport(source.name)
     report.sources.append(srep)
     known_issues = store.known_issue_hashes(source.name)
-    touched: dict[str, algori.MatchBuilder] = {}
 
     def match_done(m: algori.MatchBuilder) -> None:
         assert m.match_id is not None
@@ -125,7 +127,6 @@ def _ingest_source(
         report.matches_new_events[m.match_id] = report.matches_new_events.get(m.match_id, 0) + m.new_events
         if m.new_events:
             store.replace_summary(m.match_id, algori.summary_rows(m, store.run_id))
-        touched[m.match_id] = m
 
     assembler = algori.Assembler(
         source=source.name,

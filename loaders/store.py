@@ -83,7 +83,7 @@ TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
 #: Tables holding one row per match (or finer) that are rebuilt when a match grows.
 SUMMARY_TABLES = ("matches", "players", "rounds", "round_scores", "violations")
 
-FLUSH_ROWS = 50_000
+FLUSH_ROWS = 20_000
 
 
 class Store:

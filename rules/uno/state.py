@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from rules.uno.cards import Card
 
@@ -26,14 +25,16 @@ def frozen(d: dict[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(d)
 
 
-@dataclass(frozen=True, slots=True)
-class GameState:
-    """Everything the dealer knows about a round, plus the match's running totals."""
+class GameState(NamedTuple):
+    """Everything the dealer knows about a round, plus the match's running totals.
+
+    An immutable tuple underneath: ``replace`` builds a new state (cheaply), nothing mutates.
+    """
 
     round_no: int = 0
     white_wild: str | None = None
     seats: tuple[str, ...] = ()
-    hands: Mapping[str, tuple[Card, ...]] = field(default_factory=lambda: EMPTY)
+    hands: Mapping[str, tuple[Card, ...]] = EMPTY
     draw_pile: int = 0
     discard: int = 0
     top: Card | None = None  # with its effective colour (a wild waiting for its colour is black)
@@ -44,7 +45,7 @@ class GameState:
     pending: int = 0
     owes_draw: bool = False
     wd4_base: Card | None = None
-    bind: Mapping[str, int] = field(default_factory=lambda: EMPTY)
+    bind: Mapping[str, int] = EMPTY
     skip: bool = False
     gate: str | None = None  # None | "play-draw" | "color"
     drawn_card: Card | None = None
@@ -53,21 +54,21 @@ class GameState:
     renotify: str | None = None  # challenger notified again after a successful challenge
     first_turn: str | None = None  # first-card effect still to show in the first next-player
     auto_draw: str | None = None  # the dealer owes an automatic forced draw after this penalty text
-    yell: Mapping[str, bool] = field(default_factory=lambda: EMPTY)
+    yell: Mapping[str, bool] = EMPTY
     uno_penalized: frozenset[str] = frozenset()
     stall: int = 0
     turn_no: int = 0
     cards_played: int = 0
-    special_logic: Mapping[str, int] = field(default_factory=lambda: EMPTY)
+    special_logic: Mapping[str, int] = EMPTY
     in_round: bool = False
     winner: str | None = None
-    totals: Mapping[str, int] = field(default_factory=lambda: EMPTY)
-    wins: Mapping[str, int] = field(default_factory=lambda: EMPTY)
+    totals: Mapping[str, int] = EMPTY
+    wins: Mapping[str, int] = EMPTY
     players: tuple[str, ...] = ()
-    names: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+    names: Mapping[str, str] = EMPTY
 
     def replace(self, **changes: Any) -> GameState:
-        return replace(self, **changes)
+        return self._replace(**changes)
 
     # -- seats
 
