@@ -80,7 +80,8 @@ def _progress_factory(enabled: bool) -> Any:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from loaders.pipeline import ingest, open_sources, print_summary
+    from loaders.pipeline import open_sources, print_summary
+    from loaders.swap import ingest_swapped
     from loaders.sources import SourceError
     from queries import DatabaseError
 
@@ -101,7 +102,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if not sources:
             print("kifu ingest: give log files, a directory, --sample or --mongo-uri", file=sys.stderr)
             return 2
-        report = ingest(sources, args.db, progress=_progress_factory(not args.no_progress))
+        report = ingest_swapped(sources, args.db, progress=_progress_factory(not args.no_progress))
     except (SourceError, DatabaseError) as exc:
         print(f"kifu ingest: {exc}", file=sys.stderr)
         return 1

@@ -56,6 +56,7 @@ class Activity:
     contents: Any
     desk: dict[str, Any] | None
     date_ms: int | None
+    contents_json: str = "null"
 
 
 # --------------------------------------------------------------------------- normalise
@@ -103,7 +104,11 @@ def normalize(doc: Any) -> Activity:
     date_ms = _date_ms(doc.get("dateCreated"))
     if date_ms is _BAD:
         raise RecordError(f"field 'dateCreated' is not a date ({_short(doc.get('dateCreated'))})")
-    return Activity(dealer_code, dealer, event, player, turn, contents, desk, date_ms)  # type: ignore[arg-type]
+    try:
+        contents_json = orjson.dumps(contents, default=_json_default).decode()
+    except (TypeError, orjson.JSONEncodeError) as exc:
+        raise RecordError(f"field 'contents' cannot be stored ({exc}; nested more than 254 levels?)") from exc
+    return Activity(dealer_code, dealer, event, player, turn, contents, desk, date_ms, contents_json)  # type: ignore[arg-type]
 
 
 def _check_dealer_fields(event: str, c: dict[str, Any]) -> None:
@@ -479,7 +484,7 @@ class Assembler:
                 mid, a.dealer_code, seq, a.turn, m.current_turn if ev != "join-room" else None, ev,
                 a.player or None, event_target(a), color, number, special, n_cards,
                 _str_or_none(c.get("color_of_wild")), yell if isinstance(yell, bool) else None,
-                _str_or_none(c.get("draw_reason")), dumps(a.contents), a.date_ms, self.run_id,
+                _str_or_none(c.get("draw_reason")), a.contents_json, a.date_ms, self.run_id,
             ),
         )  # fmt: skip
         if ev == "penalty":

@@ -80,8 +80,9 @@ class FileSource:
         try:
             try:
                 head = stream.peek(4)[:4] if hasattr(stream, "peek") else b""
-            except (OSError, EOFError) as exc:
-                raise SourceError(f"{self.path}: not a readable log ({exc})") from exc
+            except (OSError, EOFError) as exc:  # e.g. a gzip header with garbage behind it
+                yield Record(line=0, raw=b"", error=f"file unreadable: not a readable log ({exc})")
+                return
             if head[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
                 stream = _Utf16ToUtf8(stream)
             yield from self._records(stream, raw)
@@ -212,6 +213,10 @@ def _array_records(
                 doc, end = decoder.raw_decode(buf, pos)
             except json.JSONDecodeError:
                 break  # element continues on the next line(s)
+            except RecursionError:
+                yield Record(line_of_buf, buf[:65536].encode("utf-8"), error="array element nested too deeply")
+                buf, pos = "", 0
+                break
             index += 1
             yield Record(line_of_buf, buf[pos:end].encode("utf-8"), doc)
             pos = end

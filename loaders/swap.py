@@ -32,8 +32,15 @@ def db_lock(db: Path) -> Iterator[None]:
 
 
 def ingest_swapped(sources: list[Any], db: str | Path, **kwargs: Any) -> RunReport:
+    """Ingest into a copy of ``db`` and atomically replace ``db`` with it (serialised by a lock).
+
+    A crash at any point leaves ``db`` untouched (the copy is discarded on the next run); two
+    ingests started at once run one after the other, the second on the first's result.
+    """
     db = Path(db)
     tmp = db.with_name(db.name + ".ingest.tmp")
+    if db.exists():
+        _check_usable(db)
     with db_lock(db):
         for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
             leftover.unlink(missing_ok=True)
@@ -46,3 +53,14 @@ def ingest_swapped(sources: list[Any], db: str | Path, **kwargs: Any) -> RunRepo
             tmp.unlink(missing_ok=True)
     report.db = str(db)
     return report
+
+
+def _check_usable(db: Path) -> None:
+    """Fail early, with the reason, on a file that is not a Kifu database (before copying it)."""
+    import queries
+
+    con = queries.connect(db, read_only=True)
+    try:
+        queries.check_schema(con)
+    finally:
+        con.close()

@@ -2,34 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import uuid
-from pathlib import Path
-
 import streamlit as st
 
 from app import ui
+from app.uploads import data_dir, safe_name
 from loaders.pipeline import SourceError
 from loaders.sources import FileSource
 from loaders.swap import ingest_swapped
-
-ALLOWED = (".jsonl.gz", ".json.gz", ".log.gz", ".jsonl", ".json", ".log", ".ndjson", ".txt", ".gz")
-
-
-def data_dir() -> Path:
-    """Kifu's data folder: uploads are written here and nowhere else."""
-    base = Path(os.environ.get("KIFU_DATA", ui.db_path().parent / "kifu-data")).resolve()
-    path = base / "uploads"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def safe_name(client_name: str) -> str:
-    """A server-side name: a fresh id plus a known suffix; nothing of the client's path is used."""
-    lower = client_name.lower()
-    suffix = next((s for s in ALLOWED if lower.endswith(s)), ".log")
-    return f"{uuid.uuid4().hex}{suffix}"
-
 
 st.title("Upload a log")
 limit = int(st.get_option("server.maxUploadSize"))
