@@ -87,7 +87,10 @@ def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConn
         raise DatabaseError(f"{path}: not a DuckDB database ({text.splitlines()[0]})") from exc
     except duckdb.Error as exc:
         raise DatabaseError(f"{path}: cannot open database ({str(exc).splitlines()[0]})") from exc
-    con.execute("set enable_progress_bar = false")  # Kifu shows its own progress; keep stdout clean
+    try:
+        con.execute("set enable_progress_bar = false")  # Kifu shows its own progress; keep stdout clean
+    except duckdb.Error:  # inside Jupyter DuckDB refuses to touch the setting without ipywidgets
+        pass
     return con
 
 
