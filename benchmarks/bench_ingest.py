@@ -11,37 +11,22 @@ Usage:  .venv/bin/python benchmarks/bench_ingest.py [LOG ...]
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import platform
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import orjson
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.run import floor as _floor  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO.parent / "shared" / "fixtures" / "algori-2023"
 DEFAULT = FIXTURES / "demo4_skipbind2_300.download.jsonl.gz"
-
-
-def _open(path: Path):
-    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
-
-
-def floor(path: Path, loads) -> tuple[float, int, int]:
-    start = time.perf_counter()
-    n = size = 0
-    with _open(path) as f:
-        for line in f:
-            size += len(line)
-            if line.strip():
-                loads(line)
-                n += 1
-    return time.perf_counter() - start, n, size
 
 
 def kifu_ingest(paths: list[Path], db: Path, validate: bool = True) -> tuple[float, int]:
@@ -58,7 +43,7 @@ def kifu_ingest(paths: list[Path], db: Path, validate: bool = True) -> tuple[flo
         [sys.executable, "-c", code, str(db), "1" if validate else "0", *map(str, paths)],
         cwd=REPO, check=True, capture_output=True, text=True,
     ).stdout.split()
-    seconds, rss, ingested, quarantined = float(out[0]), int(out[1]), int(out[2]), int(out[3])
+    seconds, rss, quarantined = float(out[0]), int(out[1]), int(out[3])
     assert quarantined == 0, "benchmark input should be clean"
     return seconds, rss
 
@@ -73,9 +58,9 @@ def main() -> None:
     t_json = t_orjson = 0.0
     n = size = 0
     for p in paths:
-        dt, n1, s1 = floor(p, json.loads)
+        dt, n1, s1 = _floor([p], json.loads)
         t_json += dt
-        dt, _, _ = floor(p, orjson.loads)
+        dt, _, _ = _floor([p], orjson.loads)
         t_orjson += dt
         n += n1
         size += s1

@@ -101,3 +101,14 @@ def write_lines(path: Path, lines: list[bytes], *, gz: bool = False) -> Path:
     else:
         path.write_bytes(data)
     return path
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Close the dashboard's cached DuckDB connections (AppTests run in this process)."""
+    import sys
+
+    ui = sys.modules.get("app.ui")
+    if ui is not None:
+        for _, con in list(ui._OPEN.values()):
+            con.close()
+        ui._OPEN.clear()

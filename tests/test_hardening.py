@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ import queries
 from kifu.cli import main
 from loaders.pipeline import ingest as ingest_sources
 from loaders.pipeline import open_sources
-from tests.conftest import REPO, SAMPLE, fixture_path, ingest, query, read_lines, table_snapshot, write_lines
+from tests.conftest import REPO, SAMPLE, ingest, query, read_lines, table_snapshot, write_lines
 
 BASE = REPO / "tests" / "data" / "probe_head.jsonl"
 TRIED: dict[str, int] = {"files": 0, "records": 0}

@@ -414,7 +414,7 @@ class Judge:
         else:
             want = V.penalty_cards(hand)
             if want == 0 and err not in ("timeout", "color-of-wild timeout") and hand == HAND_CAP:
-                self.v("penalty-count", ev, f"penalty line for a hand of exactly 25 (the dealer writes none)",
+                self.v("penalty-count", ev, "penalty line for a hand of exactly 25 (the dealer writes none)",
                        player=victim, expected="no line", actual=f"{n} card(s)", penalty_seq=ev.seq)  # fmt: skip
         if n != min(want, available) and not (n < want and n == available):
             self.v("penalty-count", ev, f"'{err}' gave {victim} {n} card(s) with {hand} in hand; expected {want}",

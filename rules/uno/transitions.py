@@ -13,22 +13,12 @@ from typing import Any
 
 from rules.uno import events as E
 from rules.uno.cards import COLORS, Card
+from rules.uno.verdicts import truthy
 from rules.uno.state import DECK_SIZE, EMPTY, HAND_CAP, GameState, frozen, remove_card
 
 #: Penalties that never affect whose turn it is.
 NO_TURN_EFFECT = frozenset({"Did not say uno.", "Next player invalid."}) | E.POINT_ERRORS | E.TITLE_ERRORS
 TIMEOUTS = frozenset({"timeout", "color-of-wild timeout"})
-
-
-def js_truthy(v: Any) -> bool:
-    """JavaScript truthiness, which the dealer applies to yell_uno / is_play_card / is_challenge."""
-    if v is E.MISSING or v is None or v is False:
-        return False
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return v != 0
-    if isinstance(v, str):
-        return v != ""
-    return True
 
 
 def apply(state: GameState, event: E.Event) -> GameState:
@@ -80,7 +70,7 @@ def _played(s: GameState, player: str, card: Card, color_raw: Any, yell_raw: Any
     ch: dict[str, Any] = dict(
         hands=_set(s.hands, player, rest), top=top, discard=s.discard + 1, cards_played=s.cards_played + 1,
         fallback_color=old_top.color if old_top is not None else s.fallback_color,
-        prev_actor=player, stall=0, yell=_set(s.yell, player, js_truthy(yell_raw)), uno_penalized=frozenset(),
+        prev_actor=player, stall=0, yell=_set(s.yell, player, truthy(yell_raw)), uno_penalized=frozenset(),
         pending=0, owes_draw=False, gate=None, drawn_card=None, skip=False,
     )  # fmt: skip
     last = not rest
@@ -192,13 +182,13 @@ def _play_draw(s: GameState, ev: E.PlayDrawCard) -> GameState:
     err = silently_refused(s, ev)
     if err is not None:
         return _lose_turn(s, ev.player, err)
-    if js_truthy(ev.is_play_raw):
+    if truthy(ev.is_play_raw):
         card = s.drawn_card or ev.card
         if card is not None:
             return _played(s, ev.player, card, ev.color_raw, ev.yell_raw)
     return s.replace(
         prev_actor=ev.player, pending=0, owes_draw=False, drawn_card=None, stall=0, gate=None,
-        yell=_set(s.yell, ev.player, js_truthy(ev.yell_raw)), uno_penalized=frozenset(),
+        yell=_set(s.yell, ev.player, truthy(ev.yell_raw)), uno_penalized=frozenset(),
     )  # fmt: skip
 
 
@@ -227,7 +217,7 @@ def _draw(s: GameState, ev: E.DrawCard) -> GameState:
 
 
 def _challenge(s: GameState, ev: E.Challenge) -> GameState:
-    if not js_truthy(ev.is_challenge_raw) or ev.player is None:
+    if not truthy(ev.is_challenge_raw) or ev.player is None:
         return s
     if ev.success is True:
         target = ev.target if isinstance(ev.target, str) else s.prev_actor
@@ -356,4 +346,4 @@ _APPLY: dict[type, Callable[[GameState, Any], GameState]] = {
     E.FinishTurn: _finish_turn,
 }
 
-__all__ = ["EMPTY", "apply", "draw_into", "is_dealer_color_line", "js_truthy"]
+__all__ = ["EMPTY", "apply", "draw_into", "is_dealer_color_line"]

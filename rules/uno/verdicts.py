@@ -33,6 +33,7 @@ def js_string(v: Any) -> str:
 
 
 def truthy(v: Any) -> bool:
+    """JavaScript truthiness, which the dealer applies to yell_uno / is_play_card / is_challenge."""
     if v is E.MISSING or v is None or v is False:
         return False
     if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -195,9 +196,3 @@ def challenge_succeeds_by_rules(hand: tuple[Card, ...], base: Card | None) -> bo
 def penalty_cards(hand_size: int) -> int:
     """Cards a (capped) penalty gives: min(2, 25 - hand), never negative."""
     return max(0, min(2, 25 - hand_size))
-
-
-def turn_losing(error: str, victim: str | None, s: GameState) -> bool:
-    from rules.uno.transitions import NO_TURN_EFFECT
-
-    return error not in NO_TURN_EFFECT and victim == s.to_act

@@ -14,6 +14,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -71,14 +72,14 @@ def served_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
-@pytest.fixture(scope="session")
-def app_url(served_db: Path) -> Iterator[str]:
-    """`kifu serve` exactly as the README runs it, on a free port."""
+@contextmanager
+def serve(db: Path, **env: str) -> Iterator[str]:
+    """`kifu serve` exactly as the README runs it, on a free port; yields its URL."""
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kifu.cli", "serve", "--db", str(served_db), "--port", str(port)],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [sys.executable, "-m", "kifu.cli", "serve", "--db", str(db), "--port", str(port)],
+        cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO), **env},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
@@ -91,6 +92,11 @@ def app_url(served_db: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
 
+
+@pytest.fixture(scope="session")
+def app_url(served_db: Path) -> Iterator[str]:
+    with serve(served_db) as url:
+        yield url
 
 def wait_for_app(page: Any) -> None:
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=30_000)

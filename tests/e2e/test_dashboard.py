@@ -3,9 +3,6 @@ visit every page (screenshots in test-results/screenshots/), and a hostile bot n
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,8 +13,8 @@ from playwright.sync_api import expect
 from urllib.parse import quote
 
 from tests.app.conftest import HOSTILE, HOSTILE_DEALER, hostile_log
-from tests.conftest import REPO, SAMPLE
-from tests.e2e.conftest import free_port, screenshot, wait_for_app, wait_healthy
+from tests.conftest import SAMPLE
+from tests.e2e.conftest import screenshot, serve, wait_for_app
 
 PAGES = ["matches", "round_browser", "penalties", "challenges", "special_logic", "violations", "players",
          "standings", "upload"]  # fmt: skip
@@ -27,19 +24,8 @@ PAGES = ["matches", "round_browser", "penalties", "challenges", "special_logic",
 def empty_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`kifu serve` on an empty database, as a new user starts."""
     d = tmp_path_factory.mktemp("e2e-empty")
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(REPO), "KIFU_DATA": str(d / "data")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kifu.cli", "serve", "--db", str(d / "kifu.duckdb"), "--port", str(port)],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, proc)
+    with serve(d / "kifu.duckdb", KIFU_DATA=str(d / "data")) as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def upload(page: Any, url: str, path: Path) -> None:
