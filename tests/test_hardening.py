@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -277,21 +279,30 @@ def _one_line(capsys: pytest.CaptureFixture[str]) -> str:
     return err
 
 
+@contextmanager
+def held_for_writing(db: Path) -> Iterator[None]:
+    """Another process holding the database open read-write (as a DuckDB shell would)."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('held', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 def test_locked_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "kifu.duckdb"
     ingest(db, BASE)
-    holder = subprocess.Popen([sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('held', flush=True); time.sleep(60)"],
-                              stdout=subprocess.PIPE, text=True)  # fmt: skip
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with held_for_writing(db):
         assert main(["ingest", str(BASE), "--db", str(db), "--no-progress"]) == 1
         err = _one_line(capsys)
         assert "locked" in err and "wait for it to finish or use another --db file" in err
         assert main(["validate", "--db", str(db)]) == 1
         assert "locked" in _one_line(capsys)
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_database_of_another_program(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -351,14 +362,8 @@ def test_dashboard_shows_a_locked_database_as_one_message(tmp_path: Path, monkey
 
     db = tmp_path / "kifu.duckdb"
     ingest(db, BASE)
-    holder = subprocess.Popen([sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('held', flush=True); time.sleep(60)"],
-                              stdout=subprocess.PIPE, text=True)  # fmt: skip
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with held_for_writing(db):
         monkeypatch.setenv("KIFU_DB", str(db))
         at = AppTest.from_file(str(REPO / "app" / "streamlit_app.py"), default_timeout=60).run()
         assert not at.exception
         assert "locked" in at.error[0].value
-    finally:
-        holder.kill()
-        holder.wait()

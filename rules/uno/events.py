@@ -125,7 +125,9 @@ class NextPlayer(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class PlayCard(Event):
+class CardAction(Event):
+    """What play-card and play-draw-card share: the card, yell and colour as sent, the prediction."""
+
     card_raw: Any = None
     card: Card | None = None
     yell_raw: Any = None
@@ -133,23 +135,18 @@ class PlayCard(Event):
     has_color: bool = False
     next_player: Any = None
     skip_player: Any = None
-    rejected: str | None = None  # the dealer's penalty text when it refused the play
+    rejected: str | None = None  # the dealer's penalty text when it refused the action
     penalty_seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayCard(CardAction):
     kind = "play-card"
 
 
 @dataclass(frozen=True, slots=True)
-class PlayDrawCard(Event):
+class PlayDrawCard(CardAction):
     is_play_raw: Any = None
-    card_raw: Any = None
-    card: Card | None = None
-    yell_raw: Any = None
-    color_raw: Any = None
-    has_color: bool = False
-    next_player: Any = None
-    skip_player: Any = None
-    rejected: str | None = None
-    penalty_seq: int | None = None
     kind = "play-draw-card"
 
 
