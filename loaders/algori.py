@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from loaders.sources import parse_json
 from rules.core import Frame
 from rules.uno.cards import Card, card_label
 from rules.uno.replay import MatchReplay
@@ -89,6 +90,8 @@ def normalize(doc: Any) -> Activity:
         turn = _as_int(turn)
         if turn is None or turn < 0:
             raise RecordError(f"field 'turn' is {_type_name(doc.get('turn'))}, expected a round number")
+        if turn > INT32_MAX:
+            raise RecordError(f"field 'turn' is {_short(doc.get('turn'))}, out of range for a round number")
     contents = doc["contents"] if "contents" in doc else doc.get("content")
     if event in KNOWN_EVENTS and event != "disconnect":
         if contents is None:
@@ -160,7 +163,13 @@ def _code(v: Any) -> Any:
     return _BAD
 
 
+INT32_MAX = 2**31 - 1
+#: Dates Kifu stores: 1970-01-01 .. 9999-12-31 (epoch ms); others are kept only in the raw record.
+DATE_MS_MAX = 253_402_300_799_999
+
+
 def _as_int(v: Any) -> int | None:
+    """An integral JSON number as int (``5``, ``5.0``); anything else (bools, NaN, ∞, text) is None."""
     if isinstance(v, bool):
         return None
     if isinstance(v, int):
@@ -170,22 +179,33 @@ def _as_int(v: Any) -> int | None:
     return None
 
 
+def _as_int32(v: Any) -> int | None:
+    """Like :func:`_as_int`, but None outside the range of the INTEGER columns it goes to."""
+    n = _as_int(v)
+    return n if n is not None and -INT32_MAX - 1 <= n <= INT32_MAX else None
+
+
 def _date_ms(v: Any) -> Any:
     if v is None:
         return None
     if isinstance(v, bool):
         return _BAD
     if isinstance(v, (int, float)):
+        if v != v or v in (float("inf"), float("-inf")) or not 0 <= v <= DATE_MS_MAX:
+            return _BAD
         return int(v)
     if isinstance(v, dt.datetime):
         if v.tzinfo is None:
             v = v.replace(tzinfo=dt.timezone.utc)
-        return int(v.timestamp() * 1000)
+        try:
+            return _date_ms(int(v.timestamp() * 1000))
+        except (OverflowError, ValueError, OSError):
+            return _BAD
     if isinstance(v, dict) and "$date" in v:
         return _date_ms(v["$date"])
     if isinstance(v, dict) and "$numberLong" in v:
         try:
-            return int(v["$numberLong"])
+            return _date_ms(int(v["$numberLong"]))
         except (TypeError, ValueError):
             return _BAD
     if isinstance(v, str):
@@ -520,7 +540,7 @@ class Assembler:
         r = MatchReplay(match_id=m.match_id)
         if m.existing and self.stored_activities is not None and m.match_id is not None:
             for row in self.stored_activities(m.match_id):
-                doc = orjson.loads(row["raw"])
+                doc = parse_json(row["raw"])
                 if '"$number' in row["raw"]:
                     doc = unwrap_extended_json(doc)
                 self._frames(m, r.feed(replay_activity(normalize(doc), row["seq"])), states=False)
@@ -615,7 +635,7 @@ def _summarise(m: MatchBuilder, a: Activity, seq: int) -> None:
         r.n_events += 1
         r.last_seq = seq
         r.ended_ms = a.date_ms
-        turn_no = _as_int(c.get("number_turn_play"))
+        turn_no = _as_int32(c.get("number_turn_play"))
         if turn_no is not None:
             m.current_turn = turn_no
             r.n_turns = max(r.n_turns, turn_no)
@@ -656,7 +676,7 @@ def rank_players(final: dict[str, int], history: Iterable[dict[str, Any]]) -> di
     def reached(code: str) -> int:
         target = final[code]
         for i, totals in enumerate(history):
-            value = _as_int(totals.get(code)) if isinstance(totals, dict) else None
+            value = _as_int32(totals.get(code)) if isinstance(totals, dict) else None
             if value is not None and value >= target:
                 return i
         return len(history)
@@ -674,13 +694,13 @@ def summary_rows(m: MatchBuilder, run_id: int) -> dict[str, list[tuple[Any, ...]
     final: dict[str, int] = {}
     fin_score = finish.get("score", finish.get("total_score"))
     if isinstance(fin_score, dict):
-        final = {k: int(_as_int(v) or 0) for k, v in fin_score.items()}
+        final = {k: int(_as_int32(v) or 0) for k, v in fin_score.items()}
     elif totals_history:
-        final = {k: int(_as_int(v) or 0) for k, v in totals_history[-1].items()}
+        final = {k: int(_as_int32(v) or 0) for k, v in totals_history[-1].items()}
     else:
         for r in rounds:
             for k, v in (r.scores or {}).items():
-                final[k] = final.get(k, 0) + int(_as_int(v) or 0)
+                final[k] = final.get(k, 0) + int(_as_int32(v) or 0)
     wins: dict[str, int] = {}
     for r in rounds:
         if r.winner:
@@ -700,7 +720,7 @@ def summary_rows(m: MatchBuilder, run_id: int) -> dict[str, list[tuple[Any, ...]
     )  # fmt: skip
     players = [
         (mid, code, name, i + 1,
-         int(_as_int(order.get(code)) or 0) if order else wins.get(code, 0),
+         int(_as_int32(order.get(code)) or 0) if order else wins.get(code, 0),
          final.get(code), ranks.get(code))
         for i, (code, name) in enumerate(m.players.items())
     ]  # fmt: skip
@@ -716,7 +736,7 @@ def summary_rows(m: MatchBuilder, run_id: int) -> dict[str, list[tuple[Any, ...]
         for code, score in (r.scores or {}).items():
             total = (r.total_scores or {}).get(code)
             score_rows.append(
-                (mid, r.round_no, code, _as_int(score), _as_int(total), code == r.winner)
+                (mid, r.round_no, code, _as_int32(score), _as_int32(total), code == r.winner)
             )
     return {"matches": [match_row], "players": players, "rounds": round_rows, "round_scores": score_rows,
             "violations": m.violations}  # fmt: skip

@@ -114,11 +114,34 @@ class FileSource:
             if not line.strip():
                 continue
             try:
-                doc = orjson.loads(line)
+                doc = parse_json(line)
             except orjson.JSONDecodeError as exc:
                 yield Record(lineno, line, error=f"invalid JSON: {_json_reason(exc, line)}")
                 continue
             yield Record(lineno, line, doc)
+
+
+_NON_STANDARD = (b"NaN", b"Infinity")
+
+
+def parse_json(text: bytes | str) -> Any:
+    """Parse one JSON record: orjson, falling back to Python's parser for what orjson refuses
+    but a JSON writer may still emit (``NaN``/``Infinity`` literals, numbers beyond a double).
+
+    Raises ``orjson.JSONDecodeError`` (with orjson's message) when neither parser accepts it.
+    """
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raw = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
+        if not (any(tok in raw for tok in _NON_STANDARD) or b"e" in raw or b"E" in raw):
+            raise
+        try:
+            doc = json.loads(text)
+            orjson.dumps(doc)  # what Kifu cannot store again (lone surrogates, >64-bit ints) stays refused
+        except (ValueError, TypeError, RecursionError, orjson.JSONEncodeError):
+            raise exc from None
+        return doc
 
 
 def _json_reason(exc: Exception, line: bytes) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from queries import scalar
 
@@ -85,6 +86,12 @@ SUMMARY_TABLES = ("matches", "players", "rounds", "round_scores", "violations")
 
 FLUSH_ROWS = 20_000
 
+#: Value ranges of DuckDB's integer column types.
+INT_RANGES = {
+    "TINYINT": (-(2**7), 2**7 - 1), "SMALLINT": (-(2**15), 2**15 - 1),
+    "INTEGER": (-(2**31), 2**31 - 1), "BIGINT": (-(2**63), 2**63 - 1),
+}  # fmt: skip
+
 
 class Store:
     """Buffered writer for one ingest run on one connection."""
@@ -96,6 +103,7 @@ class Store:
         self._pending = 0
         self._run_seq: dict[str, int] = {}
         self.rows_written: dict[str, int] = dict.fromkeys(TABLES, 0)
+        self._ranges: dict[tuple[str, str], tuple[int, int]] | None = None
 
     # -- transaction
 
@@ -130,10 +138,41 @@ class Store:
     def _insert(self, table: str, rows: list[tuple[Any, ...]]) -> None:
         cols = TABLES[table]
         columns = list(zip(*rows, strict=True))
-        arrays = [pa.array(col, type=typ) for col, (_, typ) in zip(columns, cols, strict=True)]
+        arrays = [
+            self._int_array(table, name, col) if typ == I else pa.array(col, type=typ)
+            for col, (name, typ) in zip(columns, cols, strict=True)
+        ]
         batch = pa.Table.from_arrays(arrays, names=[name for name, _ in cols])  # noqa: F841
         self.con.execute(f"insert into {table} by name select * from batch")
         self.rows_written[table] += len(rows)
+
+    def _int_array(self, table: str, column: str, values: tuple[Any, ...]) -> pa.Array:
+        """An integer column, with values its DuckDB type cannot hold stored as NULL.
+
+        The loaders keep every number raw in ``contents`` / ``raw_activities``; a typed column
+        gets NULL rather than letting one absurd value (``1e308``, a 40,000-card list) abort
+        the whole run.
+        """
+        try:
+            arr = pa.array(values, type=I)
+        except (OverflowError, pa.ArrowInvalid, pa.ArrowTypeError):
+            arr = pa.array([v if type(v) is int and -(2**63) <= v < 2**63 else None for v in values], type=I)
+        lo, hi = self._range(table, column)
+        if hi < 2**63 - 1 and len(arr) and arr.null_count < len(arr):
+            mm = pc.min_max(arr)
+            if mm["min"].as_py() < lo or mm["max"].as_py() > hi:
+                bad = pc.or_(pc.less(arr, lo), pc.greater(arr, hi))
+                arr = pc.if_else(bad, pa.scalar(None, type=I), arr)
+        return arr
+
+    def _range(self, table: str, column: str) -> tuple[int, int]:
+        if self._ranges is None:
+            rows = self.con.execute(
+                "select table_name, column_name, data_type from information_schema.columns "
+                "where table_schema = current_schema()"
+            ).fetchall()
+            self._ranges = {(t, c): INT_RANGES[d] for t, c, d in rows if d in INT_RANGES}
+        return self._ranges.get((table, column), INT_RANGES["BIGINT"])
 
     # -- lookups
 

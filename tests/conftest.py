@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,9 @@ import duckdb
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+# ``KIFU_SHARED`` points the tests at another shared/ folder (``.ci/run`` sets it to a missing
+# one to prove that the suite is green, with skip reasons, on a checkout without shared/).
+SHARED = Path(os.environ.get("KIFU_SHARED") or REPO.parent / "shared")
 FIXTURES = SHARED / "fixtures" / "algori-2023"
 SAMPLE = REPO / "samples" / "misbehave_bind2_40.download.jsonl.gz"
 

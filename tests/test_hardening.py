@@ -23,7 +23,7 @@ import queries
 from kifu.cli import main
 from loaders.pipeline import ingest as ingest_sources
 from loaders.pipeline import open_sources
-from tests.conftest import REPO, SAMPLE, ingest, query, read_lines, table_snapshot, write_lines
+from tests.conftest import REPO, SAMPLE, SHARED, ingest, query, read_lines, table_snapshot, write_lines
 
 BASE = REPO / "tests" / "data" / "probe_head.jsonl"
 TRIED: dict[str, int] = {"files": 0, "records": 0}
@@ -350,7 +350,7 @@ def test_mongo_auth_failure_message(monkeypatch: pytest.MonkeyPatch, capsys: pyt
 
 
 def test_unknown_game_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    kakomimasu = REPO.parent / "shared" / "fixtures" / "kakomimasu" / "v1_games" / "game02_A-2.json"
+    kakomimasu = SHARED / "fixtures" / "kakomimasu" / "v1_games" / "game02_A-2.json"
     path = kakomimasu if kakomimasu.exists() else write_lines(tmp_path / "g.json", [b'{"gameId": 1, "board": {}}'])
     assert main(["ingest", str(path), "--db", str(tmp_path / "k.duckdb"), "--no-progress"]) == 1
     out = capsys.readouterr()

@@ -55,7 +55,12 @@ def expected_view(before: GameState, after: GameState, ev: E.Event) -> View | No
         return _view(POST, after, direction=True)
     if isinstance(ev, (E.JoinRoom, E.Disconnect, E.FinishGame, E.Unknown)):
         return None
-    if isinstance(ev, E.Penalty):  # written before the turn passes: a failed colour keeps the black top
+    if isinstance(ev, E.Penalty):
+        # Written after the penalty cards, before the turn passes.  A colour choice refused by
+        # handlePenalty still shows the black top (the fallback colour comes with the hand-over);
+        # timeoutColorOfWild sets the fallback colour *before* it writes the penalty line.
+        if ev.error == "color-of-wild timeout":
+            return _view(POST, after)
         return _view(POST, after, top=before.top)
     return _view(POST, after)
 
