@@ -63,6 +63,7 @@ class Frame:
     before: Any
     after: Any
     violations: tuple[Violation, ...] = ()
+    think_ms: int | None = None  # for a timed player action: ms since the actor's clock started
 
 
 class Ruleset(Protocol):

@@ -58,6 +58,15 @@ CHECKS: dict[str, Check] = {
         Check("total-score", _D, ERROR, "running total differs from the sum of round scores", "Contest rules 得点の計算"),
         Check("match-result", _D, ERROR, "match result differs (wins, totals, winner with tie-break)", "Contest rules 予選大会の進行 (先にその得点に達していたチーム)"),
         Check("timeout-effects", _D, ERROR, "timeout given to a player who was not to act", "Dealer timeoutPlayer (digest §4.3)"),
+        Check("timeout-early", _D, WARNING, "timeout written before the 5 seconds were up", "Contest rules ゲーム進行 (5 秒以内); dealer TIMEOUT_OF_PLAYER (digest §4.3)"),
+        Check("timeout-missed", _D, WARNING, "action after more than 5 seconds without a timeout", "Contest rules ゲーム進行 (5 秒以内); dealer TIMEOUT_OF_PLAYER (digest §4.3)"),
+        # ---- dealer-judgement: where the dealer departs from the written rules (reported when it happens)
+        Check("special-logic-timer", _D, WARNING, "an accepted special-logic disabled the 5-second timer", "Contest rules ゲーム進行 (5 秒以内) vs dealer special-logic timer (digest X16)"),
+        Check("wild-colour-rejected", _D, WARNING, "wild / wild draw 4 without a valid colour refused whole", "Contest rules ワイルド / ワイルドドロー4 (カードは場に出たまま、色は前の色) vs dealer (digest X2)"),
+        Check("bound-challenge-refused", _D, WARNING, "a bound player's challenge refused", "Contest rules チャレンジルール (次のプレイヤーはチャレンジできる) vs dealer (digest X6)"),
+        Check("pointing-window", _D, INFO, "UNO pointing refused although the rules' window was open", "Contest rules ゲーム進行 (次のプレイヤーがカードを出すまで) vs dealer (digest X14)"),
+        Check("penalty-cap-silent", _D, INFO, "refusal at 25 cards without a penalty line", "Contest rules ゲーム進行 (25 枚上限) vs dealer handlePenalty (digest X12)"),
+        Check("deck-exhausted-continues", _D, INFO, "round went on with an empty draw pile and one discard", "Contest rules ゲーム進行 (山札 0 枚・場札 1 枚で終了) vs dealer (digest X13)"),
         # ---- consistency: the log against the replayed board
         Check("snapshot-mismatch", _C, ERROR, "desk snapshot differs from the replayed board", "Dealer deskLog; digest Appendix A"),
         Check("next-player-contents", _C, ERROR, "next-player payload differs from the replayed board", "Dealer nextPlayerAction"),

@@ -25,7 +25,7 @@ from rules.uno import verdicts as V
 from rules.uno.catalog import CHECKS, ERROR_TO_CODE
 from rules.uno.cards import Card
 from rules.uno.state import HAND_CAP, GameState, hand_points, playable
-from rules.uno.transitions import NO_TURN_EFFECT, is_dealer_color_line
+from rules.uno.transitions import NO_TURN_EFFECT, expected_next, is_dealer_color_line
 
 NO_PROGRESS_LIMIT = 40
 
@@ -54,6 +54,11 @@ class Judge:
         self.history: list[dict[str, int]] = []
         self.short_draw = False
         self.last_played: Card | None = None
+        self.last_card_actor: str | None = None  # who played the last accepted card (rules' UNO window)
+        self.winner_drew = False  # a draw-card came after the winning card (last-card effect)
+        self.exhausted_round: int | None = None
+        self.awaiting: tuple[type, str, int] | None = None  # the line the dealer writes next, in the same step
+        self.prev_kind: str | None = None
         self.out: list[Violation] = []
         self.before: GameState | None = None
         from rules.uno.consistency import HandMatcher
@@ -82,6 +87,7 @@ class Judge:
     def check(self, b: GameState, ev: E.Event, a: GameState) -> list[Violation]:
         self.out = []
         self.before = b
+        self._sequence(b, ev, a)
         fn = _DISPATCH.get(type(ev))
         if fn is not None:
             fn(self, b, ev, a)
@@ -91,6 +97,23 @@ class Judge:
                    expected=b.turn_no, actual=ev.turn_no)  # fmt: skip
         self._uno_windows(ev, a)
         return self.out
+
+    def _sequence(self, b: GameState, ev: E.Event, a: GameState) -> None:
+        """Lines the dealer writes together, in one processing step (rules digest Appendix A)."""
+        awaiting, self.awaiting = self.awaiting, None
+        if awaiting is not None and not isinstance(ev, awaiting[0]):
+            self.v("event-sequence", ev, f"{awaiting[1]} line missing after seq {awaiting[2]} (the dealer writes "
+                   f"it right after that line; found {ev.kind})", expected=awaiting[1], actual=ev.kind)  # fmt: skip
+        if isinstance(ev, E.Challenge) and V.truthy(ev.is_challenge_raw) and self.prev_kind != "public-card":
+            self.v("event-sequence", ev, "challenge line without the public-card line the dealer writes before it",
+                   expected="public-card", actual=self.prev_kind)  # fmt: skip
+        self.prev_kind = ev.kind
+        if isinstance(ev, E.PublicCard):
+            self.awaiting = (E.Challenge, "challenge", ev.seq)
+        elif isinstance(ev, E.ShuffleWild) or (isinstance(ev, E.FirstPlayer) and a.first_turn == "wild"):
+            self.awaiting = (E.ColorChangeRequest, "color-change-request", ev.seq)
+        elif isinstance(ev, E.PlayCard) and a.color_echo is not None and b.color_echo is None:
+            self.awaiting = (E.ColorOfWild, "the dealer's color-of-wild", ev.seq)
 
     def finish(self, s: GameState) -> list[Violation]:
         self.out = []
@@ -120,6 +143,10 @@ class Judge:
         note = " (refused without a penalty line: the hand already holds 25 cards)" if silent else ""
         self.v(ERROR_TO_CODE.get(expected, "turn-owner"), ev, f"{what}: {expected}{note}", expected=expected,
                actual="no penalty line" if silent else "accepted")  # fmt: skip
+        if silent:
+            self.v("penalty-cap-silent", ev, f"{what}: refused ('{expected}') with no penalty line because the hand "
+                   "holds 25 cards; the rules draw up to the 25-card limit, the dealer writes nothing but still "
+                   "takes the turn", expected="a penalty line (0 cards)", actual="no line")  # fmt: skip
         if not silent:
             self.v("missing-penalty", ev, f"{what}: accepted although the rules refuse it ('{expected}')",
                    expected=expected, actual="accepted")  # fmt: skip
@@ -133,8 +160,13 @@ class Judge:
                    expected=expected_round, actual=ev.round_no, s=b)  # fmt: skip
         if b.in_round:
             self.v("event-sequence", ev, f"round {b.round_no} never finished (no finish-turn)", s=b)
+        if b.players and b.round_no == 0 and set(ev.seats) - set(b.players):
+            self.v("event-sequence", ev, f"no join-room line for {', '.join(sorted(set(ev.seats) - set(b.players)))}",
+                   expected="a join-room per seat", actual=f"join-room for {', '.join(b.players)}", s=b)  # fmt: skip
         self.short_draw = False
         self.last_played = None
+        self.last_card_actor = None
+        self.winner_drew = False
         sizes = {p: len(h) for p, h in ev.hands.items()}
         problems = []
         if len(ev.seats) != 4 or len(set(ev.seats)) != len(ev.seats):
@@ -150,19 +182,7 @@ class Judge:
         self._conservation(ev, a)
 
     def next_player(self, b: GameState, ev: E.NextPlayer, a: GameState) -> None:
-        seats = b.seats
-        if b.first_turn is not None and seats:
-            expected = {"skip": seats[1 % len(seats)], "reverse": seats[-1], "wild": seats[1 % len(seats)]}.get(
-                b.first_turn, seats[0])
-            expected_turn = 2 if b.first_turn == "wild" else 1
-            why = f"first card {b.top}"
-        elif b.renotify is not None:
-            expected, expected_turn, why = b.renotify, b.turn_no, "challenge succeeded: the challenger plays"
-        else:
-            base = b.prev_actor
-            expected = b.opposite_of(base) if b.skip else b.next_of(base) if base else None
-            expected_turn = b.turn_no + 1
-            why = f"after {base}{' (skip)' if b.skip else ''}, direction {'right' if b.direction else 'left'}"
+        expected, expected_turn, why = expected_next(b)
         if expected is not None and ev.next_player != expected:
             self.v("next-seat", ev, f"turn given to {ev.next_player}, the rules give it to {expected} ({why})",
                    player=ev.next_player, expected=expected, actual=ev.next_player)  # fmt: skip
@@ -187,6 +207,11 @@ class Judge:
             self.v("next-player-contents", ev, "next-player payload differs in " + ", ".join(d[0] for d in diffs),
                    expected="; ".join(f"{k}={e}" for k, e, _ in diffs),
                    actual="; ".join(f"{k}={x}" for k, _, x in diffs), player=ev.next_player)  # fmt: skip
+        if a.in_round and a.draw_pile == 0 and a.discard <= 1 and self.exhausted_round != a.round_no:
+            self.exhausted_round = a.round_no
+            self.v("deck-exhausted-continues", ev, f"round {a.round_no} goes on with an empty draw pile and "
+                   f"{a.discard} discard: the rules end it here, the dealer only when a draw comes up short",
+                   expected="round ends", actual="round continues", player=ev.next_player)  # fmt: skip
         if type(ev.number_card_play) is int and ev.number_card_play != b.cards_played:
             self.v("cards-played-counter", ev, f"number_card_play {ev.number_card_play}, replayed {b.cards_played}",
                    expected=b.cards_played, actual=ev.number_card_play, player=ev.next_player)  # fmt: skip
@@ -196,6 +221,7 @@ class Judge:
         expected = V.play_card(b, ev)
         what = f"play-card {_raw(ev.card_raw)} on {b.top}"
         self._judge_action(b, ev, expected, what)
+        self._colour_departure(ev, ev.card)
         self._predicted(b, ev, ev.card)
         if ev.rejected is None and expected is None and ev.card is not None:
             self._after_play(b, ev, ev.card, ev.yell_raw)
@@ -205,14 +231,28 @@ class Judge:
         card = b.drawn_card
         what = f"play-draw-card is_play_card={_raw(ev.is_play_raw)} (drawn {card})"
         self._judge_action(b, ev, expected, what)
+        if V.truthy(ev.is_play_raw):
+            self._colour_departure(ev, card)
         if V.truthy(ev.is_play_raw) and card is not None:
             self._predicted(b, ev, card)
             if ev.rejected is None and expected is None:
                 self._after_play(b, ev, card, ev.yell_raw)
 
+    def _colour_departure(self, ev: Any, card: Card | None) -> None:
+        """Digest X2: the rules keep a colourless wild played; the dealer refuses the whole play."""
+        if ev.rejected not in ("Color of wild is required.", "Color wild invalid.") or card is None \
+                or card.special not in ("wild", "wild_draw_4"):  # fmt: skip
+            return
+        effect = "; no draw 4 for the next player" if card.special == "wild_draw_4" else ""
+        self.v("wild-colour-rejected", ev, f"{ev.kind} {card} without a valid colour ({ev.rejected}): the dealer "
+               f"returned the card to the hand{effect}; the rules keep it played on the previous colour "
+               f"(2 penalty cards)", expected="card stays played, previous colour continues",
+               actual="whole play refused", penalty_seq=ev.penalty_seq)  # fmt: skip
+
     def _after_play(self, b: GameState, ev: Any, card: Card, yell: Any) -> None:
         hand = b.hand(ev.player)
         self.last_played = card
+        self.last_card_actor = ev.player
         if card.special == "wild_draw_4":
             others = list(hand)
             others.remove(card)
@@ -248,6 +288,8 @@ class Judge:
         available = b.draw_pile + b.discard - 1
         bound = b.bind.get(p, 0) > 0 and b.owes_draw
         winner_draw = b.winner is not None
+        if winner_draw:
+            self.winner_drew = True
         forced = b.owes_draw or b.pending > 0 or b.auto_draw is not None or winner_draw
         if forced:
             if bound:
@@ -346,6 +388,12 @@ class Judge:
         why = "was out of reach (not the last player to act)" if expected == "Out of target." else "had yelled UNO"
         self.v("pointing-without-effect", ev, f"{what}: no effect, the target {why}",
                expected=expected or "none", actual="no penalty")  # fmt: skip
+        if expected == "Out of target." and target == self.last_card_actor and not b.yell.get(target, False) \
+                and target not in b.uno_penalized:  # fmt: skip
+            self.v("pointing-window", ev, f"{what}: {target} went down to one card without yelling and nobody has "
+                   "played a card since — the rules' window is open until the next card is played; the dealer's "
+                   "closed at the next turn-ending step", player=target, expected="Did not say uno.",
+                   actual="Out of target.")  # fmt: skip
         if ev.succeeded:
             self.explained.add(ev.penalty_seq)
             self.v("uno-pointing-outcome", ev, f"{what}: penalty on {target} although the target {why}",
@@ -455,6 +503,12 @@ class Judge:
                    else "invalid is_challenge")  # fmt: skip
             self.v(code, ev, f"{victim}: illegal challenge ({err}: {why}; the dealer logs only the penalty)",
                    player=victim, expected=why, actual=err, penalty_seq=ev.seq)  # fmt: skip
+            wd4_live = b.top is not None and b.top.special == "wild_draw_4" and b.pending > 0
+            if err == "Can not challenge." and victim == b.to_act and wd4_live and b.bind.get(victim, 0):
+                self.v("bound-challenge-refused", ev, f"{victim}, bound by a white wild, challenged the wild draw 4 "
+                       f"of {b.prev_actor}: the rules let the next player challenge, the dealer refuses it with a "
+                       "penalty and the draw of 4", player=victim, expected="challenge judged",
+                       actual="Can not challenge.", penalty_seq=ev.seq)  # fmt: skip
             if err == "Can not challenge." and live:
                 self.v("penalty-unjustified", ev, f"'Can not challenge.' for {victim}, who could challenge",
                        player=victim, expected="challenge allowed", actual=err, penalty_seq=ev.seq)  # fmt: skip
@@ -469,7 +523,7 @@ class Judge:
             if ev.winner not in empty:
                 self.v("round-end", ev, f"{ev.winner} declared winner with {len(b.hand(ev.winner))} card(s)",
                        player=ev.winner, expected=empty or "no winner", actual=ev.winner)  # fmt: skip
-            elif self.last_played is not None and self.last_played.special == "wild_draw_4":
+            elif self.last_played is not None and self.last_played.special == "wild_draw_4" and not self.winner_drew:
                 self.v("wd4-last-card-draw", ev, "round won with a wild draw 4: the rules make the next player draw 4, "
                        "the dealer ends the round without it", player=ev.winner, expected="next player draws 4",
                        actual="no draw")  # fmt: skip
@@ -501,6 +555,8 @@ class Judge:
         self._conservation(ev, b)
 
     def finish_game(self, b: GameState, ev: E.FinishGame, a: GameState) -> None:
+        if b.in_round:
+            self.v("event-sequence", ev, f"round {b.round_no} never finished (no finish-turn before finish-game)", s=b)
         totals = dict(b.totals)
         wins = {p: b.wins.get(p, 0) for p in totals}
         problems = []

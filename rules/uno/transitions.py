@@ -137,13 +137,47 @@ def _first(s: GameState, ev: E.FirstPlayer) -> GameState:
     return st
 
 
-def _next(s: GameState, ev: E.NextPlayer) -> GameState:
-    p = ev.next_player
+def hand_over(s: GameState, p: str | None, turn_no: int | None = None) -> GameState:
+    """The turn passes to ``p`` (what a ``next-player`` line records)."""
     owes = s.owes_draw or (p is not None and s.bind.get(p, 0) > 0)
+    # the round's first turn goes to seat 1, the dealer's initial "previous player": forget it,
+    # so that "the player to act has finished" (prev_actor == to_act) means what it says
+    prev = None if s.first_turn is not None and p == s.prev_actor else s.prev_actor
     return s.replace(
-        to_act=p, turn_no=ev.turn_no if ev.turn_no is not None else s.turn_no + 1, skip=False,
-        renotify=None, first_turn=None, owes_draw=owes, auto_draw=None,
+        to_act=p, turn_no=turn_no if turn_no is not None else s.turn_no + 1, skip=False,
+        renotify=None, first_turn=None, owes_draw=owes, auto_draw=None, prev_actor=prev,
     )  # fmt: skip
+
+
+def _next(s: GameState, ev: E.NextPlayer) -> GameState:
+    return hand_over(s, ev.next_player, ev.turn_no)
+
+
+def handover_due(s: GameState) -> bool:
+    """The dealer's next line for the turn is a ``next-player``: the player to act has finished
+    (or the round has just been dealt, or a successful challenge re-notifies the challenger)."""
+    if not s.in_round or s.winner is not None or s.gate is not None or s.auto_draw is not None:
+        return False
+    if s.renotify is not None:
+        return True
+    if s.to_act is None:
+        return s.first_turn is not None
+    return s.prev_actor == s.to_act
+
+
+def expected_next(s: GameState) -> tuple[str | None, int, str]:
+    """Who the rules give the next turn to, the turn number it gets, and why."""
+    seats = s.seats
+    if s.first_turn is not None and seats:
+        who = {"skip": seats[1 % len(seats)], "reverse": seats[-1], "wild": seats[1 % len(seats)]}.get(
+            s.first_turn, seats[0])
+        return who, 2 if s.first_turn == "wild" else 1, f"first card {s.top}"
+    if s.renotify is not None:
+        return s.renotify, s.turn_no, "challenge succeeded: the challenger plays"
+    base = s.prev_actor
+    who = s.opposite_of(base) if s.skip else s.next_of(base) if base else None
+    why = f"after {base}{' (skip)' if s.skip else ''}, direction {'right' if s.direction else 'left'}"
+    return who, s.turn_no + 1, why
 
 
 def silently_refused(s: GameState, ev: E.Event) -> str | None:
@@ -346,4 +380,4 @@ _APPLY: dict[type, Callable[[GameState, Any], GameState]] = {
     E.FinishTurn: _finish_turn,
 }
 
-__all__ = ["EMPTY", "apply", "draw_into", "is_dealer_color_line"]
+__all__ = ["EMPTY", "apply", "draw_into", "expected_next", "hand_over", "handover_due", "is_dealer_color_line"]

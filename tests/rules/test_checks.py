@@ -304,6 +304,23 @@ def m_cards_played(acts: Acts) -> None:
     c(acts[find(acts, ev("next-player"), 10)])["number_card_play"] += 1
 
 
+def _shift_from(acts: Acts, i: int, ms: int) -> None:
+    for a in acts[i:]:
+        a["date_ms"] += ms
+
+
+def m_timeout_early(acts: Acts) -> None:
+    i = find(acts, lambda a: a["event"] == "penalty" and c(a).get("error") == "timeout")
+    j = max(k for k in range(i) if acts[k]["event"] == "next-player")
+    _shift_from(acts, i, -(acts[i]["date_ms"] - acts[j]["date_ms"]) + 1_500)  # the timeout 1.5 s into the turn
+    for k in range(i + 1, len(acts)):  # keep the log in time order after it
+        acts[k]["date_ms"] = max(acts[k]["date_ms"], acts[k - 1]["date_ms"])
+
+
+def m_timeout_missed(acts: Acts) -> None:
+    _shift_from(acts, number_play(acts, start=40), 6_000)  # a bot that thinks 6 s, and the dealer lets it
+
+
 MUTATIONS: dict[str, Callable[[Acts], None]] = {
     "turn-owner": m_turn_owner,
     "owed-draw-respected": m_owed_draw,
@@ -348,15 +365,120 @@ MUTATIONS: dict[str, Callable[[Acts], None]] = {
     "finish-hands": m_finish_hands,
     "conservation": m_conservation,
     "cards-played-counter": m_cards_played,
+    "timeout-early": m_timeout_early,
+    "timeout-missed": m_timeout_missed,
 }
 
 
 def test_clean_match() -> None:
-    """The unaltered match: its two real penalties, nothing else of severity error or warning."""
+    """The unaltered match: its two real penalties and the 12 s turn the special-logic let pass."""
     found = findings(activities(BASE))
-    assert sorted((v.code, v.severity, v.penalty_seq) for v in found if v.severity != "info") == [
-        ("response-time", "error", 21), ("special-logic-valid", "error", 20)
+    assert sorted((v.code, v.severity, v.seq, v.penalty_seq) for v in found if v.severity != "info") == [
+        ("response-time", "error", 21, 21), ("response-time", "warning", 15, None),
+        ("special-logic-timer", "warning", 15, None), ("special-logic-valid", "error", 19, 20),
     ]
+
+
+def test_special_logic_disables_the_timer() -> None:
+    """Probe lines 13–15: special-logic accepted, then the prober plays 12 s later and no timeout comes."""
+    found = [v for v in findings(activities(BASE)) if v.code == "special-logic-timer"]
+    assert [(v.seq, v.family, v.player) for v in found] == [(15, DEALER_JUDGEMENT, "P-00000013")]
+    assert "special-logic at seq 14" in found[0].message and "12023 ms" in found[0].message
+    # a rejected special-logic leaves the timer running: the timeout at seq 21 is on time (5,015 ms)
+    assert not [v for v in findings(activities(BASE)) if v.code in ("timeout-early", "timeout-missed")]
+
+
+def test_think_times_follow_the_dealer_clock() -> None:
+    from rules.uno.replay import replay
+
+    frames = {f.seq: f for f in replay(activities(BASE))}
+    assert frames[15].think_ms == 12023  # from next-player seq 13, not from the special-logic
+    assert frames[12].think_ms == 21  # play-card 21 ms after its next-player
+    assert frames[13].think_ms is None  # next-player is the dealer's line
+    assert all(f.think_ms is None or f.event.player is not None for f in frames.values())
+
+
+def _penalties_of(match: str, code: str) -> list[Any]:
+    return [v for v in findings(activities(match)) if v.code == code]
+
+
+def test_wild_without_colour_is_a_rules_departure() -> None:
+    found = _penalties_of("misbehave_skipbind2_80", "wild-colour-rejected")
+    assert found and {v.family for v in found} == {DEALER_JUDGEMENT} and all(v.penalty_seq for v in found)
+    fouls = {v.penalty_seq for v in findings(activities("misbehave_skipbind2_80"))
+             if v.code in ("wild-colour-given", "wild-colour-valid")}  # fmt: skip
+    assert {v.penalty_seq for v in found} <= fouls  # always beside the player's own finding
+
+
+def test_bound_challenge_is_a_rules_departure() -> None:
+    found = _penalties_of("misbehave_bind2_40", "bound-challenge-refused")
+    assert len(found) == 1 and found[0].penalty_seq and found[0].family == DEALER_JUDGEMENT
+
+
+def test_silent_refusal_at_25_cards_is_reported() -> None:
+    found = _penalties_of("misbehave_skipbind2_80", "penalty-cap-silent")
+    assert len(found) == 6 and {v.severity for v in found} == {"info"} and all(v.penalty_seq is None for v in found)
+
+
+def test_deck_exhaustion_departure() -> None:
+    found = _penalties_of("deckout_hoard3_aggressor1_12", "deck-exhausted-continues")
+    assert len(found) == 1 and "empty draw pile" in found[0].message
+
+
+def test_pointing_window_departure() -> None:
+    """A went down to one card without yelling; B only drew; C points at A: the dealer says 'Out of target.'."""
+    from rules.uno import events as E
+
+    seats = ("A", "B", "C", "D")
+    s = GameState(seats=seats, hands=frozen({"A": (Card("red", 1),), "B": (Card("blue", 2),) * 3, "C": (Card("red", 2),),
+                                             "D": (Card("red", 3),)}), top=Card("red", 5), to_act="C", prev_actor="B",
+                  yell=frozen({p: False for p in seats}), in_round=True)  # fmt: skip
+    judge = Judge()
+    judge.last_card_actor = "A"
+    point = E.PointedNotSayUno(seq=9, round_no=1, turn_no=3, player="C", desk=None, date_ms=None, target="A")
+    out = judge.check(s, point, s)
+    assert ("pointing-window", DEALER_JUDGEMENT) in [(v.code, v.family) for v in out]
+    judge.last_card_actor = "D"  # somebody played since: the rules' window is closed too
+    assert "pointing-window" not in [v.code for v in judge.check(s, point, s)]
+
+
+def test_wd4_last_card_draw_looks_for_the_draw() -> None:
+    """On a dealer build that does make the next seat draw 4 (kit 2024-01-13), nothing is reported."""
+    acts = activities("demo4_bind2_60")
+    before = len(_wd4_findings(acts))
+    i = find(acts, lambda a: a["event"] == "finish-turn" and acts[a["seq"] - 3]["event"] == "play-card"
+             and (c(acts[a["seq"] - 3]).get("card_play") or {}).get("special") == "wild_draw_4")  # fmt: skip
+    winner = acts[i - 2]["player"]
+    seats = c(next(a for a in reversed(acts[:i]) if a["event"] == "first-player"))["play_order"]
+    nxt = seats[(seats.index(winner) + 1) % 4]
+    insert_after(acts, i - 1, {"event": "draw-card", "player": nxt, "desk": None,
+                               "contents": {"card_draw": [{"color": "red", "number": 1}] * 4, "is_draw": True,
+                                            "can_play_draw_card": False, "draw_reason": "wild_draw_4"}})  # fmt: skip
+    assert len(_wd4_findings(acts)) == before - 1
+
+
+def _wd4_findings(acts: Acts) -> list[Any]:
+    return [v for v in findings(acts) if v.code == "wd4-last-card-draw"]
+
+
+def test_colour_timeout_penalty_shows_the_fallback_colour() -> None:
+    """timeoutColorOfWild sets the fallback colour before it writes the penalty line (digest §4.3)."""
+    acts = activities(BASE)
+    i = find(acts, lambda a: a["event"] == "color-of-wild" and acts[a["seq"] - 2]["event"] == "color-change-request")
+    chooser = acts[i]["player"]
+    desk = copy.deepcopy(acts[i]["desk"])
+    cards = [{"color": "red", "number": 1}, {"color": "red", "number": 2}]
+    desk["card_of_player"][chooser] += cards
+    desk["draw_desk_number"] -= 2
+    fallback = c(acts[i - 4])["card_before"]["color"]  # the top before the shuffle card: its next-player
+    acts[i] = {**acts[i], "event": "penalty", "player": None,
+               "contents": {"player": chooser, "cards_receive": cards, "number_turn_play": c(acts[i])["number_turn_play"],
+                            "error": "color-of-wild timeout"}, "desk": desk}  # fmt: skip
+    black = copy.deepcopy(acts)
+    desk["before_card_play"] = {"color": fallback, "special": "wild_shuffle"}
+    at = acts[i]["seq"]
+    assert not [v for v in findings(acts) if v.seq == at and v.family == CONSISTENCY]
+    assert [v.code for v in findings(black) if v.seq == at and v.family == CONSISTENCY] == ["snapshot-mismatch"]
 
 
 @pytest.mark.parametrize("code", sorted(MUTATIONS))
@@ -414,6 +536,7 @@ def test_challenge_rule_departure_white_wild() -> None:
     challenge = E.Challenge(seq=9, round_no=1, turn_no=3, player="B", desk=None, date_ms=None, target="A",
                             is_challenge_raw=True, success=False, receiver="B", cards=(base,) * 6)  # fmt: skip
     judge = Judge()
+    judge.prev_kind = "public-card"  # the dealer's line before every challenge that is made
     out = judge.check(s, challenge, s)
     assert [(v.code, v.family) for v in out] == [("challenge-rule-departure", DEALER_JUDGEMENT)]
     assert out[0].expected == "True" and out[0].actual == "False"
@@ -421,7 +544,9 @@ def test_challenge_rule_departure_white_wild() -> None:
 
 def test_every_check_has_a_test() -> None:
     tested = set(MUTATIONS) | {"penalty-cause", "uno-pointing-outcome", "wd4-bluff", "challenge-rule-departure",
-                               "response-time", "pointing-without-effect", "wd4-last-card-draw"}  # fmt: skip
+                               "response-time", "pointing-without-effect", "wd4-last-card-draw",
+                               "special-logic-timer", "wild-colour-rejected", "bound-challenge-refused",
+                               "penalty-cap-silent", "deck-exhausted-continues", "pointing-window"}  # fmt: skip
     assert set(CHECKS) - tested == set()
 
 

@@ -1,0 +1,122 @@
+"""The 5-second rule, judged from the log's timestamps (``dateCreated``).
+
+The dealer runs one turn timer (``TIMEOUT_OF_PLAYER`` = 5,000 ms, rules digest §4.3):
+
+* it starts at each hand-over (just before ``next-player`` is written), at a
+  ``color-change-request`` (the colour is due within 5 s), after a playable voluntary draw
+  (the ``play-draw-card`` answer is due within 5 s) and again after a successful UNO
+  pointing (the player to act gets a fresh 5 s);
+* it is *not* restarted by a challenge (the challenger plays on the original clock) nor by
+  a refused action;
+* an accepted ``special-logic`` replaces it with a timer that never fires (digest X16): the
+  player to act can no longer time out for the rest of that turn.
+
+:class:`Clock` follows that timer through a match.  For every action of the player the
+clock runs for it reports the *think time* (ms from the clock's start), and it judges the
+dealer: a timeout written clearly before 5 s is ``timeout-early``; an action clearly after
+5 s that drew no timeout is ``timeout-missed`` — or ``special-logic-timer`` when an
+accepted special-logic had disabled the timer (the dealer's departure from the rule).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rules.core import WARNING, Violation
+from rules.uno import events as E
+from rules.uno.catalog import CHECKS
+from rules.uno.state import GameState
+from rules.uno.transitions import is_dealer_color_line
+from rules.uno.verdicts import SPECIAL_LOGIC_LIMIT
+
+LIMIT_MS = 5_000
+#: A timeout logged this long before the limit is early; an action this long after it is late.
+#: (Real timeouts are written 5,011–5,021 ms after the hand-over; the dealer's answers to
+#: actions take a few ms.)
+TOLERANCE_MS = 100
+#: Think times above this are "close to the limit" in the per-bot summaries.
+NEAR_LIMIT_MS = 4_000
+
+TIMED_ACTIONS = (E.PlayCard, E.DrawCard, E.PlayDrawCard, E.Challenge, E.ColorOfWild)
+TIMEOUT_ERRORS = ("timeout", "color-of-wild timeout")
+
+
+@dataclass(slots=True)
+class _Timer:
+    player: str
+    start_ms: int
+    start_seq: int
+    disabled_by: int | None = None  # seq of the accepted special-logic that disabled it
+
+
+class Clock:
+    """The dealer's turn timer, replayed; one per match."""
+
+    def __init__(self) -> None:
+        self.timer: _Timer | None = None
+
+    def observe(self, b: GameState, ev: E.Event, a: GameState) -> tuple[int | None, list[Violation]]:
+        """Think time of ``ev`` (None when it is not a timed action) and the timing findings."""
+        t = ev.date_ms if type(ev.date_ms) is int else None
+        out: list[Violation] = []
+        think = None
+        timer = self.timer
+        if isinstance(ev, E.NextPlayer):
+            self._start(ev.next_player, t, ev.seq)
+        elif isinstance(ev, E.ColorChangeRequest):
+            self._start(ev.chooser if isinstance(ev.chooser, str) else a.chooser, t, ev.seq)
+        elif isinstance(ev, E.FinishTurn):
+            self.timer = None
+        elif isinstance(ev, E.SpecialLogic):
+            if timer is not None and ev.rejected is None and isinstance(ev.player, str) \
+                    and b.special_logic.get(ev.player, 0) < SPECIAL_LOGIC_LIMIT and timer.disabled_by is None:  # fmt: skip
+                timer.disabled_by = ev.seq
+        elif isinstance(ev, E.Penalty):
+            if ev.error in TIMEOUT_ERRORS:
+                if timer is not None and t is not None and timer.disabled_by is None and t - timer.start_ms < LIMIT_MS - TOLERANCE_MS:
+                    gap = t - timer.start_ms
+                    out.append(_v("timeout-early", ev, ev.victim,
+                                  f"'{ev.error}' written {gap} ms after {timer.player}'s clock started (seq "
+                                  f"{timer.start_seq}); the limit is {LIMIT_MS} ms",
+                                  expected=f">= {LIMIT_MS} ms", actual=f"{gap} ms"))  # fmt: skip
+                self.timer = None
+            elif ev.error == "Did not say uno." and timer is not None and a.to_act:
+                self._start(a.to_act, t, ev.seq)
+        elif isinstance(ev, TIMED_ACTIONS) and timer is not None and ev.player == timer.player:
+            if isinstance(ev, E.ColorOfWild) and is_dealer_color_line(b, ev):
+                return None, out  # the dealer's own colour line after a wild
+            if t is not None and t >= timer.start_ms:
+                think = t - timer.start_ms
+                if think > LIMIT_MS + TOLERANCE_MS:
+                    out.append(_v("response-time", ev, ev.player,
+                                  f"{ev.player} took {think} ms for {ev.kind} (limit {LIMIT_MS} ms; not penalised)",
+                                  expected=f"<= {LIMIT_MS} ms", actual=f"{think} ms", severity=WARNING))  # fmt: skip
+                    out.append(self._late(ev, timer, think))
+            if isinstance(ev, E.DrawCard) and ev.can_play is True and ev.cards and a.gate == "play-draw":
+                self._start(ev.player, t, ev.seq)  # the play-draw-card answer is due within 5 s
+            elif not isinstance(ev, E.Challenge):
+                self.timer = None
+        return think, out
+
+    def _start(self, player: object, t: int | None, seq: int) -> None:
+        self.timer = _Timer(player, t, seq) if isinstance(player, str) and t is not None else None
+
+    @staticmethod
+    def _late(ev: E.Event, timer: _Timer, think: int) -> Violation:
+        if timer.disabled_by is not None:
+            return _v("special-logic-timer", ev, ev.player,
+                      f"{ev.kind} came {think} ms after {timer.player}'s clock started (seq {timer.start_seq}) without "
+                      f"a timeout: the special-logic at seq {timer.disabled_by} disabled the dealer's 5-second timer",
+                      expected=f"timeout at {LIMIT_MS} ms", actual=f"no timeout; acted after {think} ms")  # fmt: skip
+        return _v("timeout-missed", ev, ev.player,
+                  f"{ev.kind} came {think} ms after {timer.player}'s clock started (seq {timer.start_seq}), "
+                  f"but the dealer wrote no timeout", expected=f"timeout at {LIMIT_MS} ms",
+                  actual=f"no timeout; acted after {think} ms")  # fmt: skip
+
+
+def _v(code: str, ev: E.Event, player: object, message: str, *, expected: str, actual: str,
+       severity: str | None = None) -> Violation:  # fmt: skip
+    check = CHECKS[code]
+    return Violation(code=code, family=check.family, severity=severity or check.severity, message=message, seq=ev.seq,
+                     round_no=ev.round_no, turn_no=ev.turn_no, player=player if isinstance(player, str) else None,
+                     expected=expected, actual=actual)  # fmt: skip
