@@ -41,28 +41,41 @@ class MatchReplay:
 
     def feed(self, activity: dict[str, Any]) -> list[Frame]:
         ev = E.to_event(activity)
-        self._note_log_order(activity, ev)
+        earlier = self._note_log_order(activity, ev)
         held, self._held = self._held, ev
         if held is None:
             return []
+        if earlier:  # two lines swapped: replay them in the order they were written
+            self._held = held
+            return [self._step(E._with_verdict(ev, held))]
         return [self._step(E._with_verdict(held, ev))]
 
-    def _note_log_order(self, activity: dict[str, Any], ev: E.Event) -> None:
-        """Log-order gaps visible from the lines alone: a repeated line, time running backwards."""
+    def _note_log_order(self, activity: dict[str, Any], ev: E.Event) -> bool:
+        """Log-order gaps visible from the lines alone: a repeated line, time running backwards.
+
+        Returns True when this line was written before the held one (they are replayed swapped).
+        """
         key = (activity.get("event"), activity.get("player"), activity.get("turn"), activity.get("date_ms"))
         last, self._last = self._last, (key, activity)
         if last is None:
-            return
+            return False
         (lkey, lact) = last
         if key == lkey and key[0] not in REPEATABLE and activity.get("contents") == lact.get("contents") \
                 and activity.get("desk") == lact.get("desk"):  # fmt: skip
             self._log_gaps[ev.seq] = (f"{ev.kind} line repeated: identical to the line before it (seq {lact.get('seq')}), "
                                       "timestamp included; the copy is not replayed", "skip")  # fmt: skip
-            return
+            self._last = last
+            return False
         t, lt = activity.get("date_ms"), lact.get("date_ms")
-        if type(t) is int and type(lt) is int and t < lt:
+        held = self._held
+        if type(t) is int and type(lt) is int and t < lt and held is not None and held.seq == lact.get("seq") \
+                and lact.get("seq") not in self._log_gaps:  # fmt: skip
             self._log_gaps[ev.seq] = (f"{ev.kind} written at {t}, {lt - t} ms before the line before it (seq "
-                                      f"{lact.get('seq')}): lines out of order; this line is not replayed", "skip")  # fmt: skip
+                                      f"{lact.get('seq')}): lines out of order; replayed in time order", "keep")  # fmt: skip
+            self._last = last  # the later line stays the reference for the next one
+            return True
+        return False
+
     def close(self) -> list[Frame]:
         out = []
         if self._held is not None:

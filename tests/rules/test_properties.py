@@ -83,7 +83,8 @@ def mutate(acts: list[dict[str, Any]], edits: list[tuple[Any, ...]]) -> list[dic
 def test_random_mutations_never_crash(which: int, edits: list[tuple[Any, ...]]) -> None:
     acts = mutate(_rounds()[which], edits)
     frames = list(replay(acts))
-    assert [f.seq for f in frames if f.seq > 0] == [a["seq"] for a in acts]
+    # every line gets one frame (two lines written out of time order are replayed in time order)
+    assert sorted(f.seq for f in frames if f.seq > 0) == [a["seq"] for a in acts]
     reported = False
     for f in frames:
         for v in f.violations:
