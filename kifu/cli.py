@@ -42,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--match", help="match id, dealer code or dealer name (default: every match)")
     p.add_argument("--player", help="player name or code (default: every player)")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--fail-on", choices=("error", "warning"),
+                   help="exit 1 when the selected bot(s) have player-rule findings of this severity or worse (for CI)")
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("serve", help="start the dashboard on 127.0.0.1")
@@ -114,6 +116,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    """Exit 0: report printed; 1: --fail-on findings exist (or no usable database); 2: unknown match/player."""
     import queries
     from kifu import report
     from queries import validation
@@ -125,18 +128,34 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(f"kifu validate: {exc}", file=sys.stderr)
         return 1
     try:
-        matches = validation.report_matches(con, args.match)
-        if matches.empty:
-            print(f"kifu validate: no match {args.match!r} in {args.db}" if args.match else
-                  f"kifu validate: {args.db} holds no match yet — run `kifu ingest` first", file=sys.stderr)  # fmt: skip
+        if validation.known_matches(con).empty:
+            print(f"kifu validate: {args.db} holds no match yet — run `kifu ingest` first", file=sys.stderr)
             return 1
-        data = report.build(matches, validation.report_counts(con, args.match, args.player))
+        matches = validation.report_matches(con, args.match, args.player)
+        if matches.empty:
+            known = validation.known_matches(con)
+            names = ", ".join(f"{r.match_id} ({r.dealer_code}, {report.safe(r.dealer_name)})" for r in known.itertuples())
+            print(f"kifu validate: no match {report.safe(args.match)!r} in {args.db}; known: {names}", file=sys.stderr)
+            return 2
+        if args.player:
+            players = validation.known_players(con, args.match)
+            if not ((players["player_name"] == args.player) | (players["player_code"] == args.player)).any():
+                names = ", ".join(f"{report.safe(r.player_name)} ({r.player_code})" for r in players.itertuples())
+                print(f"kifu validate: no player {report.safe(args.player)!r} in the selected match(es); known: {names}",
+                      file=sys.stderr)  # fmt: skip
+                return 2
+        data = report.build(matches, validation.report_counts(con, args.match, args.player),
+                            validation.report_causes(con, args.match, args.player),
+                            validation.think_times(con, args.match, args.player))  # fmt: skip
     finally:
         con.close()
-    if args.player and not any(m["players"] for m in data):
-        print(f"kifu validate: no finding for player {args.player!r}", file=sys.stderr)
     text = {"json": report.to_json, "markdown": report.to_markdown}.get(args.format, report.to_text)(data)
     sys.stdout.write(text)
+    if args.fail_on:
+        worst = report.failing(data, args.fail_on)
+        if worst:
+            print(f"kifu validate: {worst} player-rule finding(s) of severity {args.fail_on} or worse", file=sys.stderr)
+            return 1
     return 0
 
 

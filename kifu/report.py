@@ -8,21 +8,60 @@ from typing import Any
 import pandas as pd
 
 
-def build(matches: pd.DataFrame, counts: pd.DataFrame) -> list[dict[str, Any]]:
-    """The report as plain data: matches, each with its players' findings."""
+def build(matches: pd.DataFrame, counts: pd.DataFrame, causes: pd.DataFrame | None = None,
+          timing: pd.DataFrame | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    """The report as plain data: matches, each with its players' findings, penalty causes and think times."""
+    causes = causes if causes is not None else pd.DataFrame(columns=["match_id", "player"])
+    timing = timing if timing is not None else pd.DataFrame(columns=["match_id", "player"])
     out = []
     for m in matches.to_dict("records"):
-        rows = counts[counts["match_id"] == m["match_id"]]
-        players = []
-        for name, group in rows.groupby("player_name", sort=False):
-            findings = [
+        mid = m["match_id"]
+        rows = counts[counts["match_id"] == mid]
+        players: dict[Any, dict[str, Any]] = {}
+
+        def entry(code: Any, name: Any) -> dict[str, Any]:
+            key = _plain(code)
+            if key not in players:
+                players[key] = {"player": _plain(name), "code": key, "findings": [], "penalty_causes": [],
+                                "think_time": None}  # fmt: skip
+            return players[key]
+
+        for r in rows.to_dict("records"):
+            entry(r["player"], r["player_name"])["findings"].append(
                 {k: _plain(r[k]) for k in ("family", "severity", "code", "n", "with_penalty", "example_seq",
                                            "example_round", "example_turn", "example")}
-                for r in group.to_dict("records")
-            ]  # fmt: skip
-            players.append({"player": name, "code": _plain(group["player"].iloc[0]), "findings": findings})
-        out.append({**{k: _plain(v) for k, v in m.items()}, "players": players})
+            )  # fmt: skip
+        for r in causes[causes["match_id"] == mid].to_dict("records"):
+            entry(r["player"], r["player_name"])["penalty_causes"].append(
+                {k: _plain(r[k]) for k in ("cause", "n", "cards", "explained_by", "example_seq")})
+        for r in timing[timing["match_id"] == mid].to_dict("records"):
+            entry(r["player"], r["player_name"])["think_time"] = {
+                k: _plain(r[k]) for k in ("actions", "p50_ms", "p95_ms", "max_ms", "near_limit", "over_limit")}
+        out.append({**{k: _plain(v) for k, v in m.items()}, "players": list(players.values())})
     return out
+
+
+SEVERITY_RANK = {"error": 2, "warning": 1, "info": 0}
+
+
+def failing(report: list[dict[str, Any]], level: str) -> int:
+    """How many player-rule findings are at ``level`` or worse (``kifu validate --fail-on``)."""
+    floor = SEVERITY_RANK[level]
+    return sum(f["n"] for m in report for p in m["players"] for f in p["findings"]
+               if f["family"] == "player-rule" and SEVERITY_RANK.get(f["severity"], 0) >= floor)  # fmt: skip
+
+
+def safe(text: Any) -> str:
+    """Untrusted text (bot and dealer names) for a terminal: control characters shown escaped."""
+    s = str(text)
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in s)
+
+
+def _think(t: dict[str, Any] | None) -> str:
+    if not t:
+        return "think time: no timed action"
+    return (f"think time: {t['actions']} actions, p50 {t['p50_ms']} ms, p95 {t['p95_ms']} ms, max {t['max_ms']} ms, "
+            f"{t['near_limit']} over 4 s, {t['over_limit']} over 5 s")  # fmt: skip
 
 
 def _plain(v: Any) -> Any:
@@ -41,7 +80,7 @@ def to_text(report: list[dict[str, Any]]) -> str:
     lines: list[str] = []
     for m in report:
         lines.append(
-            f"{m['dealer_name']} ({m['dealer_code']}, {m['match_id']}) · {m['rounds_played']} rounds · "
+            f"{safe(m['dealer_name'])} ({m['dealer_code']}, {m['match_id']}) · {m['rounds_played']} rounds · "
             f"ruleset {m['ruleset']} v{m['ruleset_version']}"
         )
         lines.append(f"  penalties: {m['penalties']}, explained by a player-rule finding: {m['penalties_explained']}")
@@ -49,11 +88,20 @@ def to_text(report: list[dict[str, Any]]) -> str:
             lines.append("  no findings")
         for p in m["players"]:
             total = sum(f["n"] for f in p["findings"])
-            lines.append(f"  {p['player']} ({p['code'] or 'dealer'}): {total} finding(s)")
+            lines.append(f"  {safe(p['player'])} ({p['code'] or 'dealer'}): {total} finding(s)")
+            if p["code"]:
+                lines.append(f"    {_think(p['think_time'])}")
+            if p["penalty_causes"]:
+                lines.append("    penalties by the dealer's cause:")
+                for c in p["penalty_causes"]:
+                    lines.append(f"      {c['n']:>4} × {safe(c['cause'])!s:<38} {c['cards'] or 0:>4} card(s)   "
+                                 f"explained by {c['explained_by'] or '—'}   e.g. seq {c['example_seq']}")  # fmt: skip
+            if p["findings"]:
+                lines.append("    findings by check:")
             for f in p["findings"]:
                 where = f"round {f['example_round']} turn {f['example_turn']} seq {f['example_seq']}"
                 lines.append(
-                    f"    {f['family']:<17}{f['severity']:<8}{f['code']:<26}{f['n']:>5}   e.g. {where}: {f['example']}"
+                    f"      {f['family']:<17}{f['severity']:<8}{f['code']:<26}{f['n']:>5}   e.g. {where}: {safe(f['example'])}"
                 )
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
@@ -71,6 +119,17 @@ def to_markdown(report: list[dict[str, Any]]) -> str:
         for p in m["players"]:
             lines.append(f"### {_md(p['player'])}")
             lines.append("")
+            if p["code"]:
+                lines.append(_md(_think(p["think_time"])))
+                lines.append("")
+            if p["penalty_causes"]:
+                lines.append("| dealer's penalty cause | count | cards | explained by |")
+                lines.append("|---|---:|---:|---|")
+                for c in p["penalty_causes"]:
+                    lines.append(f"| {_md(c['cause'])} | {c['n']} | {c['cards'] or 0} | {_md(c['explained_by'] or '—')} |")
+                lines.append("")
+            if not p["findings"]:
+                continue
             lines.append("| family | severity | code | count | with penalty | example |")
             lines.append("|---|---|---|---:|---:|---|")
             for f in p["findings"]:

@@ -556,6 +556,10 @@ class Assembler:
                 )  # fmt: skip
             if states and fr.seq > m.existing and fr.event is not None:
                 self.emit("states", state_row(m.match_id, fr))
+                if fr.think_ms is not None:
+                    ev = fr.event
+                    self.emit("think_times", (m.match_id, fr.seq, ev.round_no, ev.turn_no, ev.player, ev.kind,
+                                              fr.think_ms))  # fmt: skip
 
 
 def replay_activity(a: Activity, seq: int) -> dict[str, Any]:

@@ -75,6 +75,10 @@ TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
         ("owes_draw", B), ("bind", S), ("hands", S), ("yell", S), ("gate", S), ("stall", I),
         ("cards_played", I),
     ],
+    "think_times": [
+        ("match_id", S), ("seq", I), ("round_no", I), ("turn_no", I), ("player", S), ("action", S),
+        ("think_ms", I),
+    ],
     "load_issues": [
         ("run_id", I), ("source", S), ("line", I), ("reason", S), ("raw", S),
         ("raw_length", I), ("raw_hash", S),

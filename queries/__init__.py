@@ -20,7 +20,7 @@ SCHEMA_DIR = HERE / "schema"
 SQL_DIR = HERE / "sql"
 
 #: Bump when a table or column changes; stored in ``kifu_meta``.
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 DEFAULT_DB = "kifu.duckdb"
 

@@ -8,11 +8,33 @@ import pandas as pd
 from queries import sql
 
 
-def report_matches(con: duckdb.DuckDBPyConnection, match: str | None = None) -> pd.DataFrame:
-    return con.execute(sql("validation_matches"), {"match": match}).df()
+def report_matches(
+    con: duckdb.DuckDBPyConnection, match: str | None = None, player: str | None = None
+) -> pd.DataFrame:
+    return con.execute(sql("validation_matches"), {"match": match, "player": player}).df()
 
 
 def report_counts(
     con: duckdb.DuckDBPyConnection, match: str | None = None, player: str | None = None
 ) -> pd.DataFrame:
     return con.execute(sql("validation_counts"), {"match": match, "player": player}).df()
+
+
+def report_causes(
+    con: duckdb.DuckDBPyConnection, match: str | None = None, player: str | None = None
+) -> pd.DataFrame:
+    return con.execute(sql("validation_causes"), {"match": match, "player": player}).df()
+
+
+def think_times(
+    con: duckdb.DuckDBPyConnection, match: str | None = None, player: str | None = None
+) -> pd.DataFrame:
+    return con.execute(sql("think_time_stats"), {"match": match, "player": player}).df()
+
+
+def known_players(con: duckdb.DuckDBPyConnection, match: str | None = None) -> pd.DataFrame:
+    return con.execute(sql("known_players"), {"match": match}).df()
+
+
+def known_matches(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    return con.execute(sql("known_matches")).df()

@@ -94,6 +94,62 @@ def test_validate_errors(tmp_path: Path, db: Path, capsys: pytest.CaptureFixture
     code, _, err = run(capsys, "validate", "--db", str(tmp_path / "none.duckdb"))
     assert code == 1 and "no such database" in err
     code, _, err = run(capsys, "validate", "--db", str(db), "--match", "D-99999999")
-    assert code == 1 and "no match 'D-99999999'" in err
-    code, out, err = run(capsys, "validate", "--db", str(db), "--player", "Nobody")
-    assert code == 0 and "no finding for player 'Nobody'" in err
+    assert code == 2 and "no match 'D-99999999'" in err and "known: M-" in err and "misbehave-bind2-40" in err
+    code, out, err = run(capsys, "validate", "--db", str(db), "--player", "Misbehavr")  # misspelled
+    assert code == 2 and out == "" and "no player 'Misbehavr'" in err
+    assert "Misbehaver (P-00000006)" in err and "JS Demo (P-00000005)" in err
+
+
+def test_every_figure_follows_the_player(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", "--db", str(db), "--player", "JS Demo", "--format", "json")
+    (match,) = json.loads(out)
+    assert code == 0 and match["penalties"] == 0 and match["penalties_explained"] == 0
+    assert [p["player"] for p in match["players"]] == ["JS Demo"]
+    code, out, _ = run(capsys, "validate", "--db", str(db), "--player", "P-00000006", "--format", "json")
+    (match,) = json.loads(out)
+    assert match["penalties"] == match["penalties_explained"] == 118
+
+
+def test_penalties_grouped_by_the_dealers_cause(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", "--db", str(db), "--player", "Misbehaver", "--format", "json")
+    causes = {c["cause"]: c for c in json.loads(out)[0]["players"][0]["penalty_causes"]}
+    assert sum(c["n"] for c in causes.values()) == 118
+    # one check code, several dealer causes
+    card_object = [k for k, c in causes.items() if c["explained_by"] == "card-object-valid"]
+    assert sorted(card_object) == sorted(["Card play is required.", "Param card play invalid.", "Special card play invalid.",
+                                          "Color card play invalid.", "Number card play invalid.", "Card play invalid."])
+    assert causes["timeout"]["n"] == 4 and causes["timeout"]["explained_by"] == "response-time"
+    code, text, _ = run(capsys, "validate", "--db", str(db), "--player", "Misbehaver")
+    assert "penalties by the dealer's cause:" in text and "Param yell uno invalie." in text
+
+
+def test_think_times_per_bot(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", "--db", str(db), "--format", "json")
+    players = {p["player"]: p for p in json.loads(out)[0]["players"] if p["code"]}
+    assert set(players) == {"Misbehaver", "JS Demo", "Alternative 3", "Alternative 4"}
+    for p in players.values():
+        t = p["think_time"]
+        assert t["actions"] > 100 and 0 <= t["p50_ms"] <= t["p95_ms"] <= t["max_ms"] and t["over_limit"] == 0
+    # independent count: every timed action of the bot has a think time
+    (n,) = query(db, "select count(*) from think_times where player = 'P-00000006'")[0]
+    assert n == players["Misbehaver"]["think_time"]["actions"]
+
+
+def test_fail_on_sets_the_exit_status(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "validate", "--db", str(db), "--player", "Misbehaver", "--fail-on", "error")
+    assert code == 1 and "118 player-rule finding(s) of severity error or worse" in err
+    code, _, _ = run(capsys, "validate", "--db", str(db), "--player", "JS Demo", "--fail-on", "error")
+    assert code == 0
+    code, _, err = run(capsys, "validate", "--db", str(db), "--player", "JS Demo", "--fail-on", "warning")
+    assert code == 0, err
+
+
+def test_terminal_output_escapes_control_characters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = gzip.open(SAMPLE, "rt").read().splitlines()
+    text = "\n".join(lines).replace('"player_name":"Misbehaver"', '"player_name":"Mis\\u001b[31mbehaver"')
+    log = tmp_path / "esc.jsonl"
+    log.write_text(text + "\n")
+    db = tmp_path / "k.duckdb"
+    ingest(db, log)
+    code, out, _ = run(capsys, "validate", "--db", str(db))
+    assert code == 0 and "\x1b" not in out and "Mis\\x1b[31mbehaver" in out

@@ -11,6 +11,11 @@ st.title("Players")
 con = ui.require_data()
 stats = q.bot_stats(con)
 st.dataframe(stats, hide_index=True, width="stretch", key="pl.table")
+st.caption(
+    "Think time: milliseconds from the moment the dealer's 5-second clock started for the bot (its next-player, "
+    "colour request or playable draw) to its action, from the log's timestamps. `actions_over_4s` are close to "
+    "the limit; a late action the dealer did not punish is a `timeout-missed` or `special-logic-timer` finding."
+)
 names = list(stats["player_name"])
 if len(names) >= 2:
     c1, c2 = st.columns(2)

@@ -27,6 +27,7 @@ EVENTS = ["play-card", "draw-card", "play-draw-card", "challenge", "penalty", "n
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 30) | st.text(max_size=8)
+    | st.integers() | st.floats() | st.sampled_from([1e308, -1e308, float("inf"), float("nan"), 2**64, 10**30, "12"])
     | st.sampled_from([{"color": "red", "number": 5}, {"color": "black", "special": "wild"}, "P-00000013", []]),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
     max_leaves=6,
