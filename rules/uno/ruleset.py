@@ -3,6 +3,8 @@
 Version history (bump the version whenever a check's behaviour changes):
 
 * ``1.0`` — first release: replay of the 2023 dealer (build ``0d7dc11``), 50 checks.
+* ``1.1`` — timing from timestamps, dealer departures reported when they happen, log gaps as
+  consistency findings, colour-timeout snapshot, ``wd4-last-card-draw`` looks for the draw (59 checks).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from rules.core import REGISTRY, Frame
 from rules.uno import events as E
 
 GAME = "algori-uno"
-VERSION = "1.0"
+VERSION = "1.1"
 
 
 @dataclass(frozen=True)
