@@ -182,6 +182,15 @@ def test_players_page_compares_two_bots(app: App, sample_db: Path) -> None:
     assert list(side.columns) == ["JS Demo", "Misbehaver"]
 
 
+def test_players_page_shows_think_times(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "players")
+    stats = table(at, "player_name", "think_p50_ms", "think_p95_ms", "think_max_ms", "actions_over_4s").set_index("player_name")
+    assert (stats["think_p50_ms"] <= stats["think_p95_ms"]).all() and (stats["think_p95_ms"] <= stats["think_max_ms"]).all()
+    assert int(stats.loc["Alternative 3", "think_max_ms"]) == 309  # the sample's slowest action
+    assert int(stats["actions_over_4s"].sum()) == 0
+    assert "5-second clock" in at.caption[0].value
+
+
 def test_standings(app: App, sample_db: Path) -> None:
     at = app(sample_db, "standings")
     rows = table(at, "player_name", "rank")
