@@ -35,7 +35,7 @@ class MatchReplay:
         self.clock = Clock()
         self._held: E.Event | None = None
         self._last: tuple[Any, dict[str, Any]] | None = None
-        self._log_gaps: dict[int, tuple[str, str]] = {}  # seq -> (what, "skip": the line is not replayed)
+        self._log_gaps: dict[int, tuple[str, str]] = {}  # seq -> (what, "skip" the line | "keep" replaying it)
         self._synth: tuple[str, int] | None = None  # a hand-over inferred for a missing next-player
         self._undealt: int | None = None  # a round whose first-player is missing
 
@@ -72,6 +72,8 @@ class MatchReplay:
                 and lact.get("seq") not in self._log_gaps:  # fmt: skip
             self._log_gaps[ev.seq] = (f"{ev.kind} written at {t}, {lt - t} ms before the line before it (seq "
                                       f"{lact.get('seq')}): lines out of order; replayed in time order", "keep")  # fmt: skip
+            self._log_gaps[lact["seq"]] = (f"{lact.get('event')} written at {lt}, after the line that follows it (seq "
+                                           f"{ev.seq}): lines out of order; replayed in time order", "keep")  # fmt: skip
             self._last = last  # the later line stays the reference for the next one
             return True
         return False
