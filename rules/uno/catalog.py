@@ -6,7 +6,9 @@ ruleset version bump and a line in ``docs/rules/algori-uno.md``.
 
 from __future__ import annotations
 
-from rules.core import CONSISTENCY, DEALER_JUDGEMENT, ERROR, INFO, PLAYER_RULE, WARNING, Check
+from typing import Any
+
+from rules.core import CONSISTENCY, DEALER_JUDGEMENT, ERROR, INFO, PLAYER_RULE, WARNING, Check, Violation
 
 _P, _D, _C = PLAYER_RULE, DEALER_JUDGEMENT, CONSISTENCY
 
@@ -112,3 +114,14 @@ ERROR_TO_CODE: dict[str, str] = {
     "color-of-wild timeout": "response-time",
     "Did not say uno.": "uno-call-missed",
 }
+
+
+def finding(code: str, ev: Any, message: str, *, player: Any = None, round_no: int | None = None,
+            turn_no: int | None = None, expected: str | None = None, actual: str | None = None,
+            severity: str | None = None) -> Violation:  # fmt: skip
+    """A finding of check ``code`` about event ``ev`` (family and default severity from the catalog)."""
+    check = CHECKS[code]
+    return Violation(code=code, family=check.family, severity=severity or check.severity, message=message,
+                     seq=ev.seq, round_no=ev.round_no if ev.round_no is not None else round_no,
+                     turn_no=ev.turn_no if ev.turn_no is not None else turn_no,
+                     player=player if isinstance(player, str) else None, expected=expected, actual=actual)  # fmt: skip

@@ -12,8 +12,9 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from rules.core import CONSISTENCY, ERROR, Frame, Violation
+from rules.core import Frame, Violation
 from rules.uno import events as E
+from rules.uno.catalog import finding
 from rules.uno.checks import Judge
 from rules.uno.consistency import HandMatcher, check_snapshot
 from rules.uno.state import GameState
@@ -185,10 +186,8 @@ REPEATABLE = frozenset({"special-logic", "pointed-not-say-uno"})
 
 def log_gap(ev: E.Event, message: str, s: GameState, *, player: str | None = None) -> Violation:
     """A consistency finding about the log itself (a lost, repeated or misplaced line)."""
-    return Violation(code="event-sequence", family=CONSISTENCY, severity=ERROR, message=message, seq=ev.seq,
-                     round_no=ev.round_no if ev.round_no is not None else s.round_no,
-                     turn_no=ev.turn_no if ev.turn_no is not None else s.turn_no,
-                     player=player if player is not None else ev.player)  # fmt: skip
+    return finding("event-sequence", ev, message, player=player if player is not None else ev.player,
+                   round_no=s.round_no, turn_no=s.turn_no)
 
 
 def replay(activities: Iterable[dict[str, Any]], ruleset: Any = None, *, match_id: str | None = None) -> Iterator[Frame]:

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 from rules.core import WARNING, Violation
 from rules.uno import events as E
-from rules.uno.catalog import CHECKS
+from rules.uno.catalog import finding
 from rules.uno.state import GameState
-from rules.uno.transitions import is_dealer_color_line
+from rules.uno.transitions import TIMEOUTS, is_dealer_color_line
 from rules.uno.verdicts import SPECIAL_LOGIC_LIMIT
 
 LIMIT_MS = 5_000
@@ -38,7 +38,6 @@ TOLERANCE_MS = 100
 NEAR_LIMIT_MS = 4_000
 
 TIMED_ACTIONS = (E.PlayCard, E.DrawCard, E.PlayDrawCard, E.Challenge, E.ColorOfWild)
-TIMEOUT_ERRORS = ("timeout", "color-of-wild timeout")
 
 
 @dataclass(slots=True)
@@ -72,13 +71,13 @@ class Clock:
                     and b.special_logic.get(ev.player, 0) < SPECIAL_LOGIC_LIMIT and timer.disabled_by is None:  # fmt: skip
                 timer.disabled_by = ev.seq
         elif isinstance(ev, E.Penalty):
-            if ev.error in TIMEOUT_ERRORS:
+            if ev.error in TIMEOUTS:
                 if timer is not None and t is not None and timer.disabled_by is None and t - timer.start_ms < LIMIT_MS - TOLERANCE_MS:
                     gap = t - timer.start_ms
-                    out.append(_v("timeout-early", ev, ev.victim,
-                                  f"'{ev.error}' written {gap} ms after {timer.player}'s clock started (seq "
-                                  f"{timer.start_seq}); the limit is {LIMIT_MS} ms",
-                                  expected=f">= {LIMIT_MS} ms", actual=f"{gap} ms"))  # fmt: skip
+                    out.append(finding("timeout-early", ev,
+                                       f"'{ev.error}' written {gap} ms after {timer.player}'s clock started (seq "
+                                       f"{timer.start_seq}); the limit is {LIMIT_MS} ms",
+                                       player=ev.victim, expected=f">= {LIMIT_MS} ms", actual=f"{gap} ms"))  # fmt: skip
                 self.timer = None
             elif ev.error == "Did not say uno." and timer is not None and a.to_act:
                 self._start(a.to_act, t, ev.seq)
@@ -88,9 +87,10 @@ class Clock:
             if t is not None and t >= timer.start_ms:
                 think = t - timer.start_ms
                 if think > LIMIT_MS + TOLERANCE_MS:
-                    out.append(_v("response-time", ev, ev.player,
-                                  f"{ev.player} took {think} ms for {ev.kind} (limit {LIMIT_MS} ms; not penalised)",
-                                  expected=f"<= {LIMIT_MS} ms", actual=f"{think} ms", severity=WARNING))  # fmt: skip
+                    out.append(finding("response-time", ev,
+                                       f"{ev.player} took {think} ms for {ev.kind} (limit {LIMIT_MS} ms; not penalised)",
+                                       player=ev.player, expected=f"<= {LIMIT_MS} ms", actual=f"{think} ms",
+                                       severity=WARNING))  # fmt: skip
                     out.append(self._late(ev, timer, think))
             if isinstance(ev, E.DrawCard) and ev.can_play is True and ev.cards and a.gate == "play-draw":
                 self._start(ev.player, t, ev.seq)  # the play-draw-card answer is due within 5 s
@@ -104,19 +104,12 @@ class Clock:
     @staticmethod
     def _late(ev: E.Event, timer: _Timer, think: int) -> Violation:
         if timer.disabled_by is not None:
-            return _v("special-logic-timer", ev, ev.player,
-                      f"{ev.kind} came {think} ms after {timer.player}'s clock started (seq {timer.start_seq}) without "
-                      f"a timeout: the special-logic at seq {timer.disabled_by} disabled the dealer's 5-second timer",
-                      expected=f"timeout at {LIMIT_MS} ms", actual=f"no timeout; acted after {think} ms")  # fmt: skip
-        return _v("timeout-missed", ev, ev.player,
-                  f"{ev.kind} came {think} ms after {timer.player}'s clock started (seq {timer.start_seq}), "
-                  f"but the dealer wrote no timeout", expected=f"timeout at {LIMIT_MS} ms",
-                  actual=f"no timeout; acted after {think} ms")  # fmt: skip
-
-
-def _v(code: str, ev: E.Event, player: object, message: str, *, expected: str, actual: str,
-       severity: str | None = None) -> Violation:  # fmt: skip
-    check = CHECKS[code]
-    return Violation(code=code, family=check.family, severity=severity or check.severity, message=message, seq=ev.seq,
-                     round_no=ev.round_no, turn_no=ev.turn_no, player=player if isinstance(player, str) else None,
-                     expected=expected, actual=actual)  # fmt: skip
+            return finding("special-logic-timer", ev,
+                           f"{ev.kind} came {think} ms after {timer.player}'s clock started (seq {timer.start_seq}) "
+                           f"without a timeout: the special-logic at seq {timer.disabled_by} disabled the dealer's "
+                           "5-second timer", player=ev.player, expected=f"timeout at {LIMIT_MS} ms",
+                           actual=f"no timeout; acted after {think} ms")  # fmt: skip
+        return finding("timeout-missed", ev,
+                       f"{ev.kind} came {think} ms after {timer.player}'s clock started (seq {timer.start_seq}), "
+                       "but the dealer wrote no timeout", player=ev.player, expected=f"timeout at {LIMIT_MS} ms",
+                       actual=f"no timeout; acted after {think} ms")  # fmt: skip
