@@ -29,7 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("paths", nargs="*", help="log files, directories or globs (.jsonl, .json, .log, optionally .gz)")
     p.add_argument("--db", default=_db_default(), help="DuckDB database file (default: %(default)s)")
     p.add_argument("--sample", action="store_true", help="ingest the bundled sample log")
-    p.add_argument("--mongo-uri", help="read the dealer's MongoDB instead of files, e.g. mongodb://uno:uno@localhost:27017")
+    p.add_argument("--mongo-uri", help="read the dealer's MongoDB instead of files, e.g. mongodb://uno:uno@localhost:27017 "
+                   "(visible to other users in `ps`: prefer --mongo-uri-file or KIFU_MONGO_URI)")
+    p.add_argument("--mongo-uri-file", help="read the MongoDB URI from the first line of this file")
     p.add_argument("--database", default="uno-local", help="MongoDB database (default: %(default)s)")
     p.add_argument("--collection", default="activities", help="MongoDB collection (default: %(default)s)")
     p.add_argument("--dealer", help="only this dealer name (MongoDB)")
@@ -81,6 +83,23 @@ def _progress_factory(enabled: bool) -> Any:
     return make
 
 
+def _mongo_uri(args: argparse.Namespace) -> str | None:
+    """The MongoDB URI: --mongo-uri, else the first line of --mongo-uri-file, else $KIFU_MONGO_URI."""
+    from loaders.sources import SourceError
+
+    if args.mongo_uri:
+        return str(args.mongo_uri)
+    if args.mongo_uri_file:
+        try:
+            lines = Path(args.mongo_uri_file).read_text(encoding="utf-8").strip().splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SourceError(f"--mongo-uri-file {args.mongo_uri_file}: cannot read it ({exc.__class__.__name__})") from None
+        if not lines:
+            raise SourceError(f"--mongo-uri-file {args.mongo_uri_file}: the file is empty")
+        return lines[0].strip()
+    return os.environ.get("KIFU_MONGO_URI") or None
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from loaders.pipeline import open_sources, print_summary
     from loaders.swap import ingest_swapped
@@ -92,17 +111,19 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         paths.append(str(SAMPLE))
     try:
         sources: list[Any] = open_sources(paths) if paths else []
-        if args.mongo_uri:
+        mongo_uri = _mongo_uri(args)
+        if mongo_uri:
             from loaders.mongo import MongoSource
 
             src = MongoSource(
-                args.mongo_uri, args.database, args.collection,
+                mongo_uri, args.database, args.collection,
                 dealer=args.dealer, dealer_code=args.dealer_code,
             )  # fmt: skip
             src.size = src.count()
             sources.append(src)
         if not sources:
-            print("kifu ingest: give log files, a directory, --sample or --mongo-uri", file=sys.stderr)
+            print("kifu ingest: give log files, a directory, --sample or a MongoDB URI "
+                  "(--mongo-uri, --mongo-uri-file or KIFU_MONGO_URI)", file=sys.stderr)  # fmt: skip
             return 2
         report = ingest_swapped(sources, args.db, progress=_progress_factory(not args.no_progress))
     except (SourceError, DatabaseError) as exc:

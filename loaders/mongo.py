@@ -20,8 +20,9 @@ BATCH_SIZE = 2000
 
 
 def redact_uri(uri: str) -> str:
-    """``mongodb://user:secret@host`` -> ``mongodb://user:***@host``."""
-    return re.sub(r"(mongodb(?:\+srv)?://[^:/@]+):[^@]*@", r"\1:***@", uri)
+    """``mongodb://user:secret@host`` -> ``mongodb://user:***@host``, for any spelling: any case of
+    the scheme, an empty user (``mongodb://:pw@``), an unencoded ``@`` inside the password."""
+    return re.sub(r"(?i)(mongodb(?:\+srv)?://[^:/@\s]*):[^/\s]*@", r"\1:***@", uri)
 
 
 class MongoSource:

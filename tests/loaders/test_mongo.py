@@ -129,3 +129,46 @@ def test_redact_uri() -> None:
     assert redact_uri("mongodb://uno:uno@localhost:27017/db") == "mongodb://uno:***@localhost:27017/db"
     assert redact_uri("mongodb+srv://a:b%40c@x.example/") == "mongodb+srv://a:***@x.example/"
     assert redact_uri("mongodb://localhost") == "mongodb://localhost"
+    assert redact_uri("MONGODB://user:pw@h:27017/x") == "MONGODB://user:***@h:27017/x"
+    assert redact_uri("mongodb://:pw@h") == "mongodb://:***@h"
+    assert redact_uri("mongodb://u:p@ss@h/db") == "mongodb://u:***@h/db"
+    assert redact_uri("error: Mongodb+SRV://u:s3cret@x.example/?a=b failed") == "error: Mongodb+SRV://u:***@x.example/?a=b failed"
+    assert redact_uri("mongodb://user@h") == "mongodb://user@h"  # no password to hide
+
+
+@pytest.mark.parametrize("how", ["flag", "file", "env"])
+def test_mongo_uri_from_flag_file_or_environment(how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The URI (with its password) need not be on the command line, where `ps` shows it."""
+    from kifu.cli import main
+    from loaders import mongo
+
+    seen: list[str] = []
+
+    def fake_init(self: Any, uri: str, *a: Any, **kw: Any) -> None:
+        seen.append(uri)
+        raise mongo.SourceError(f"MongoDB {redact_uri(uri)} unreachable (test)")
+
+    monkeypatch.setattr(mongo.MongoSource, "__init__", fake_init)
+    uri = "mongodb://uno:top-secret@127.0.0.1:1"
+    argv = ["ingest", "--db", str(tmp_path / "m.duckdb"), "--no-progress"]
+    monkeypatch.delenv("KIFU_MONGO_URI", raising=False)
+    if how == "flag":
+        argv += ["--mongo-uri", uri]
+    elif how == "file":
+        (tmp_path / "uri.txt").write_text(uri + "\n")
+        argv += ["--mongo-uri-file", str(tmp_path / "uri.txt")]
+    else:
+        monkeypatch.setenv("KIFU_MONGO_URI", uri)
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert seen == [uri] and "top-secret" not in err and "uno:***@" in err
+
+
+def test_mongo_uri_file_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kifu.cli import main
+
+    (tmp_path / "empty.txt").write_text("")
+    for path, why in [(tmp_path / "empty.txt", "the file is empty"), (tmp_path / "none.txt", "cannot read it")]:
+        assert main(["ingest", "--db", str(tmp_path / "m.duckdb"), "--mongo-uri-file", str(path)]) == 1
+        assert why in capsys.readouterr().err
