@@ -53,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, default=8501)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
     p.add_argument("--max-upload-mb", type=int, default=200, help="upload size limit in MB (default: %(default)s)")
+    p.add_argument("--show-errors", action="store_true",
+                   help="show exception details in the browser (for debugging; by default visitors see a generic message)")
     p.set_defaults(func=cmd_serve)
 
     args = parser.parse_args(argv)
@@ -180,6 +182,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from streamlit.web import cli as stcli
 
@@ -192,7 +197,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         "--server.headless=true", "--browser.gatherUsageStats=false",
         f"--server.maxUploadSize={args.max_upload_mb}", "--client.toolbarMode=viewer",
         "--server.fileWatcherType=none",
+        f"--client.showErrorDetails={'full' if args.show_errors else 'none'}",
     ]  # fmt: skip
+    if args.host not in LOOPBACK and not args.host.startswith("127."):
+        print(f"kifu serve: WARNING — binding {args.host} makes the dashboard reachable from other machines, "
+              "with no login: anyone who reaches the port can read every match and upload logs. Put it behind "
+              "a reverse proxy with authentication, or bind 127.0.0.1.", file=sys.stderr)  # fmt: skip
     print(f"Kifu dashboard on http://{args.host}:{args.port}  (database {db})", file=sys.stderr)
     return int(stcli.main() or 0)
 

@@ -153,3 +153,23 @@ def test_terminal_output_escapes_control_characters(tmp_path: Path, capsys: pyte
     ingest(db, log)
     code, out, _ = run(capsys, "validate", "--db", str(db))
     assert code == 0 and "\x1b" not in out and "Mis\\x1b[31mbehaver" in out
+
+
+@pytest.mark.parametrize("host,warned", [("127.0.0.1", False), ("localhost", False), ("0.0.0.0", True), ("192.0.2.7", True)])
+def test_serve_hides_error_details_and_warns_beyond_loopback(
+    host: str, warned: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from streamlit.web import cli as stcli
+
+    seen: list[list[str]] = []
+    monkeypatch.setattr(stcli, "main", lambda: seen.append(list(sys.argv)) or 0)
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.setenv("KIFU_DB", "x.duckdb")  # cmd_serve sets it for the server: restored after the test
+    assert main(["serve", "--db", "x.duckdb", "--host", host]) == 0
+    err = capsys.readouterr().err
+    assert "--client.showErrorDetails=none" in seen[0] and f"--server.address={host}" in seen[0]
+    assert ("WARNING" in err and "reverse proxy" in err) is warned
+    assert main(["serve", "--db", "x.duckdb", "--show-errors"]) == 0
+    assert "--client.showErrorDetails=full" in seen[1]
