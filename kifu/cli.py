@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -58,11 +60,31 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_serve)
 
     args = parser.parse_args(argv)
+    previous = _interrupt_on_sigterm() if args.command == "ingest" else None
     try:
         return int(args.func(args))
     except KeyboardInterrupt:
         print("kifu: interrupted; the database is unchanged", file=sys.stderr)
         return 130
+    except RuntimeError as exc:  # DuckDB turns a Ctrl-C during a query into "Query interrupted"
+        if "interrupted" not in str(exc).lower():
+            raise
+        print("kifu: interrupted; the database is unchanged", file=sys.stderr)
+        return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt_on_sigterm() -> Any:
+    """SIGTERM ends a run like Ctrl-C: the copy being written is removed, the database kept."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, stop)
 
 
 def _progress_factory(enabled: bool) -> Any:
@@ -127,7 +149,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             print("kifu ingest: give log files, a directory, --sample or a MongoDB URI "
                   "(--mongo-uri, --mongo-uri-file or KIFU_MONGO_URI)", file=sys.stderr)  # fmt: skip
             return 2
-        report = ingest_swapped(sources, args.db, progress=_progress_factory(not args.no_progress))
+        report = ingest_swapped(sources, args.db, progress=_progress_factory(not args.no_progress),
+                                waiting=lambda msg: print(f"kifu ingest: {msg}", file=sys.stderr, flush=True))
     except (SourceError, DatabaseError) as exc:
         print(f"kifu ingest: {exc}", file=sys.stderr)
         return 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,27 +21,36 @@ from loaders.pipeline import RunReport, ingest
 
 
 @contextmanager
-def db_lock(db: Path) -> Iterator[None]:
+def db_lock(db: Path, waiting: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold ``<db>.lock`` (of the real file); say what we wait for when another run holds it."""
     lock = db.with_name(db.name + ".lock")
     with open(lock, "a+") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting is not None:
+                waiting(f"waiting for another Kifu ingest into {db} to finish (lock {lock})")
+            fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def ingest_swapped(sources: list[Any], db: str | Path, **kwargs: Any) -> RunReport:
+def ingest_swapped(sources: list[Any], db: str | Path, *, waiting: Callable[[str], None] | None = None,
+                   **kwargs: Any) -> RunReport:  # fmt: skip
     """Ingest into a copy of ``db`` and atomically replace ``db`` with it (serialised by a lock).
 
     A crash at any point leaves ``db`` untouched (the copy is discarded on the next run); two
-    ingests started at once run one after the other, the second on the first's result.
+    ingests started at once run one after the other, the second on the first's result.  A
+    ``db`` reached through a symlink is resolved first: the real file is replaced (the link
+    stays a link) and the lock is the real file's, whatever path spelling each run used.
     """
-    db = Path(db)
+    db = Path(db).resolve()
     tmp = db.with_name(db.name + ".ingest.tmp")
     if db.exists():
         _check_usable(db)
-    with db_lock(db):
+    with db_lock(db, waiting):
         for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
             leftover.unlink(missing_ok=True)
         if db.exists():
@@ -49,10 +58,25 @@ def ingest_swapped(sources: list[Any], db: str | Path, **kwargs: Any) -> RunRepo
         try:
             report = ingest(sources, tmp, **kwargs)
             os.replace(tmp, db)
+            _fsync_dir(db.parent)
         finally:
             tmp.unlink(missing_ok=True)
     report.db = str(db)
     return report
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename durable (the directory entry), where the platform allows it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _check_usable(db: Path) -> None:

@@ -214,6 +214,54 @@ def test_sigkill_mid_ingest_leaves_the_database_as_it_was(tmp_path: Path, big: l
     assert not list(tmp_path.glob("*.ingest.tmp*"))
 
 
+def test_sigterm_mid_ingest_cleans_up(tmp_path: Path, big: list[Path]) -> None:
+    db = tmp_path / "kifu.duckdb"
+    assert main(["ingest", str(SAMPLE), "--db", str(db), "--no-progress"]) == 0
+    before = _digest(db)
+    proc = subprocess.Popen([sys.executable, "-m", "kifu.cli", "ingest", *map(str, big), "--db", str(db), "--no-progress"],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.time() + 60
+    while not list(tmp_path.glob("*.ingest.tmp")) and time.time() < deadline:  # the copy is being written
+        time.sleep(0.05)
+    time.sleep(1.0)
+    assert proc.poll() is None, "the ingest finished before it could be stopped; use a bigger input"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted; the database is unchanged" in err and "Traceback" not in err
+    assert _digest(db) == before
+    assert not list(tmp_path.glob("*.ingest.tmp*"))
+
+
+def test_db_through_a_symlink_updates_the_real_file(tmp_path: Path) -> None:
+    real = tmp_path / "data" / "kifu.duckdb"
+    real.parent.mkdir()
+    link = tmp_path / "link.duckdb"
+    link.symlink_to(real)
+    assert main(["ingest", str(BASE), "--db", str(link), "--no-progress"]) == 0
+    assert link.is_symlink() and real.exists() and not real.is_symlink()
+    assert query(real, "select count(*) from events") == [(24,)]
+    assert main(["ingest", str(BASE), "--db", str(real), "--no-progress"]) == 0  # same file, same lock: a no-op
+    assert query(link, "select count(*) from events") == [(24,)]
+    assert not (tmp_path / "link.duckdb.lock").exists() and (real.parent / "kifu.duckdb.lock").exists()
+
+
+def test_a_waiting_ingest_says_what_it_waits_for(tmp_path: Path) -> None:
+    import fcntl
+
+    db = tmp_path / "kifu.duckdb"
+    with open(tmp_path / "kifu.duckdb.lock", "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        proc = subprocess.Popen([sys.executable, "-m", "kifu.cli", "ingest", str(BASE), "--db", str(db), "--no-progress"],
+                                cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert "waiting for another Kifu ingest" in line and str(db) in line
+        assert proc.poll() is None  # still waiting
+        fcntl.flock(fh, fcntl.LOCK_UN)
+    assert proc.wait(timeout=60) == 0
+    assert query(db, "select count(*) from events") == [(24,)]
+
+
 # ------------------------------------------------------------------------ concurrency
 
 
