@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,24 @@ EVENT_TYPES = [
 
 def esc(text: Any) -> str:
     return html.escape("" if text is None else str(text), quote=True)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>$~:])")
+
+
+def md(text: Any) -> str:
+    """Untrusted text (bot, dealer, file names) inside Markdown: every character Streamlit's
+    Markdown, KaTeX (``$``), colour/emoji shortcodes (``:red[…]``) or HTML would act on, escaped;
+    control characters and line breaks become spaces."""
+    s = "" if text is None else str(text)
+    s = "".join(ch if ch.isprintable() else " " for ch in s)
+    return _MD_SPECIAL.sub(r"\\\1", s)
+
+
+def code(text: Any) -> str:
+    """Untrusted text as a Markdown code span (literal inside; backticks and control characters replaced)."""
+    s = "".join(ch if ch.isprintable() else " " for ch in ("" if text is None else str(text)))
+    return "`" + s.replace("`", "'") + "`"
 
 
 def db_path() -> Path:

@@ -7,6 +7,8 @@ from typing import Any
 
 import pandas as pd
 
+from loaders.pipeline import printable
+
 
 def build(matches: pd.DataFrame, counts: pd.DataFrame, causes: pd.DataFrame | None = None,
           timing: pd.DataFrame | None = None) -> list[dict[str, Any]]:  # fmt: skip
@@ -53,8 +55,7 @@ def failing(report: list[dict[str, Any]], level: str) -> int:
 
 def safe(text: Any) -> str:
     """Untrusted text (bot and dealer names) for a terminal: control characters shown escaped."""
-    s = str(text)
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in s)
+    return printable(text)
 
 
 def _think(t: dict[str, Any] | None) -> str:

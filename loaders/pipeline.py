@@ -214,6 +214,12 @@ def open_sources(paths: list[str]) -> list[Source]:
     return [FileSource(p) for p in expand_paths(paths)]
 
 
+def printable(text: Any) -> str:
+    """Untrusted text for a terminal: control characters (escape sequences, line breaks) shown escaped."""
+    s = str(text)
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in s)
+
+
 def print_summary(report: RunReport, out: Any = None) -> None:
     """A short human summary of a run."""
     out = out or sys.stdout
@@ -230,17 +236,17 @@ def print_summary(report: RunReport, out: Any = None) -> None:
         file=out,
     )
     if report.unknown_events:
-        kinds = ", ".join(f"{k} ×{v}" for k, v in report.unknown_events.most_common())
+        kinds = ", ".join(f"{printable(k)} ×{v}" for k, v in report.unknown_events.most_common())
         print(f"  unknown event types kept raw: {kinds}", file=out)
     if report.quarantined:
         print("  quarantined records (see table load_issues):", file=out)
         for source, line, reason in report.issue_examples[:10]:
-            print(f"    {source}:{line}: {reason}", file=out)
+            print(f"    {printable(source)}:{line}: {printable(reason)}", file=out)
         if report.quarantined > 10:
             print(f"    … and {report.quarantined - 10:,} more", file=out)
     for s in report.sources:
         if s.read and not s.accepted:
-            print(f"  {s.name}: no ALGORI activity in it (unknown game format?)", file=out)
+            print(f"  {printable(s.name)}: no ALGORI activity in it (unknown game format?)", file=out)
     print(f"  database: {report.db}", file=out)
 
 

@@ -22,7 +22,7 @@ st.dataframe(
 
 match = ui.selected_match()
 row = matches[matches["match_id"] == match].iloc[0]
-st.subheader(f"{row['dealer_name']} · {row['dealer_code']}")
+st.subheader(f"{ui.md(row['dealer_name'])} · {ui.md(row['dealer_code'])}")
 st.caption(f"match {match} · white wild {row['white_wild'] or 'none'} · {row['rounds_played']} rounds · {row['status']}")
 summary = q.match_summary(con, match)
 st.dataframe(

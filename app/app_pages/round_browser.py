@@ -116,7 +116,7 @@ st.session_state["rb.url"] = (str(round_no), None, str(seq))  # our own URL is n
 # ---- the board
 actor = row["actor"] if isinstance(row["actor"], str) else row["target"] if isinstance(row["target"], str) else None
 turn_label = f"turn {int(row['turn_no'])}" if row["turn_no"] == row["turn_no"] and row["turn_no"] is not None else "before the first turn"
-st.markdown(f"**Round {round_no} · {turn_label} · event {st.session_state['rb.pos'] + 1}/{len(view)} · seq {seq} · `{row['event']}`**")
+st.markdown(f"**Round {round_no} · {turn_label} · event {st.session_state['rb.pos'] + 1}/{len(view)} · seq {seq} · {ui.code(row['event'])}**")
 st.text(describe(row, names))
 v1, v2 = st.columns([2, 5])
 perspective = v1.selectbox("View as", ["(organizer: all hands)", *seats], key="rb.view",

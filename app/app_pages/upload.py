@@ -42,7 +42,7 @@ if uploaded is not None and st.button("Ingest", type="primary", key="up.go"):
         with st.spinner("Ingesting and validating…"):
             report = ingest_swapped([FileSource(target)], ui.db_path(), progress=Bar)
     except (SourceError, OSError) as exc:
-        st.error(f"Could not ingest {uploaded.name}: {exc}")
+        st.error(f"Could not ingest {ui.md(uploaded.name)}: {ui.md(exc)}")
         st.stop()
     if report.accepted:
         st.success(
@@ -51,7 +51,7 @@ if uploaded is not None and st.button("Ingest", type="primary", key="up.go"):
             f"{len(report.matches)} match(es)."
         )
     else:
-        st.error(f"Nothing in {uploaded.name} could be ingested ({report.quarantined:,} record(s) quarantined; "
+        st.error(f"Nothing in {ui.md(uploaded.name)} could be ingested ({report.quarantined:,} record(s) quarantined; "
                  "see the Violations page → Load issues).")  # fmt: skip
     for source, line, reason in report.issue_examples[:10]:
         st.text(f"line {line}: {reason}")
