@@ -156,7 +156,7 @@ def test_terminal_output_escapes_control_characters(tmp_path: Path, capsys: pyte
 
 
 @pytest.mark.parametrize("host,warned", [("127.0.0.1", False), ("localhost", False), ("0.0.0.0", True), ("192.0.2.7", True)])
-def test_serve_hides_error_details_and_warns_beyond_loopback(
+def test_serve_hides_exception_details_and_warns_beyond_loopback(
     host: str, warned: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import sys
