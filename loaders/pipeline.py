@@ -97,8 +97,9 @@ def ingest(
             for source in sources:
                 _ingest_source(source, store, report, progress, validate)
             report.duration_s = time.time() - started
-            _write_run(con, store, report, sources, started)
             store.flush()
+            report.issues_new = store.rows_written["load_issues"]
+            _write_run(con, store, report, sources, started)
             con.execute("commit")
         except BaseException:
             try:
@@ -116,7 +117,6 @@ def _ingest_source(
 ) -> None:
     srep = SourceReport(source.name)
     report.sources.append(srep)
-    known_issues = store.known_issue_hashes(source.name)
 
     def match_done(m: algori.MatchBuilder) -> None:
         assert m.match_id is not None
@@ -139,6 +139,15 @@ def _ingest_source(
     )
     bar = progress(source) if progress else None
     last_done = 0
+
+    def advance(done: int) -> None:
+        nonlocal last_done
+        if bar is not None and done > last_done:
+            bar.update(done - last_done)
+            last_done = done
+
+    if bar is not None and hasattr(source, "progress"):
+        source.progress = advance  # type: ignore[attr-defined]  # bytes read, even while no record comes
     source_started = time.time()
     try:
         for rec in source.records():
@@ -157,42 +166,38 @@ def _ingest_source(
                     assembler.add(activity, rec.line, rec.raw)
             if rec.error is not None:
                 srep.quarantined += 1
-                _quarantine(store, report, source.name, rec, known_issues)
+                _quarantine(store, report, source.name, rec)
             if bar is not None and srep.read % 1024 == 0:
-                done = source.bytes_done
                 elapsed = time.time() - source_started
                 bar.set_postfix_str(f"{srep.read:,} records, {srep.read / elapsed:,.0f} rec/s", refresh=False)
-                bar.update(done - last_done)
-                last_done = done
+                advance(source.bytes_done)
         assembler.close()
     finally:
         if bar is not None:
-            bar.update(max(0, source.bytes_done - last_done))
+            advance(source.bytes_done)
             bar.close()
     report.bytes_read += source.size if source.kind == "file" else 0
     report.unknown_events.update(assembler.unknown)
 
 
-def _quarantine(
-    store: Store, report: RunReport, source: str, rec: Record, known: set[tuple[int, str, str]]
-) -> None:
+def _quarantine(store: Store, report: RunReport, source: str, rec: Record) -> None:
+    """A ``load_issues`` row: where, why, a bounded prefix of the text and its true length.
+
+    The same bad record (same line, reason and content) is recorded once, whatever the path
+    it was read under; :meth:`Store.flush` skips rows already stored.
+    """
     raw = rec.raw.encode("utf-8", "replace") if isinstance(rec.raw, str) else rec.raw
+    length = rec.length if rec.length is not None else len(raw)
     reason = rec.error or "unknown"
-    digest = hashlib.blake2b(raw, digest_size=8).hexdigest()
+    digest = hashlib.blake2b(raw[:ISSUE_RAW_LIMIT] + str(length).encode(), digest_size=8).hexdigest()
     report.quarantined += 1
     report.issue_reasons[reason] += 1
     if len(report.issue_examples) < 20:
         report.issue_examples.append((source, rec.line, reason))
-    key = (rec.line, reason, digest)
-    if key in known:
-        return
-    known.add(key)
-    report.issues_new += 1
     store.add(
         "load_issues",
-        (store.run_id, source, rec.line, reason,
-         raw[:ISSUE_RAW_LIMIT].decode("utf-8", "replace"), len(raw), digest),
-    )  # fmt: skip
+        (store.run_id, source, rec.line, reason, raw[:ISSUE_RAW_LIMIT].decode("utf-8", "replace"), length, digest),
+    )
 
 
 def _write_run(con: Any, store: Store, report: RunReport, sources: list[Source], started: float) -> None:

@@ -20,7 +20,8 @@ import gzip
 import io
 import json
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -29,6 +30,8 @@ import orjson
 
 #: Lines longer than this are quarantined without being parsed (a real dealer line is a few KB).
 MAX_LINE_BYTES = 4 * 1024 * 1024
+#: How much of an over-long record's text is kept for ``load_issues``.
+ISSUE_PREFIX = 65536
 CHUNK = 1 << 20
 LOG_SUFFIXES = (".jsonl", ".json", ".log", ".ndjson", ".txt")
 
@@ -43,6 +46,7 @@ class Record:
     raw: bytes | str  # the record's text as read
     doc: Any = None  # parsed JSON value (any type; the normaliser checks the shape)
     error: str | None = None
+    length: int | None = None  # true length in bytes when ``raw`` holds only a prefix
 
 
 class FileSource:
@@ -60,6 +64,7 @@ class FileSource:
         if self.path.is_dir():
             raise SourceError(f"{path}: is a directory")
         self.bytes_done = 0  # compressed bytes consumed so far (for progress)
+        self.progress: Callable[[int], None] | None = None  # called with bytes_done after each chunk
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "file", "path": self.name, "bytes": self.size}
@@ -95,21 +100,18 @@ class FileSource:
             raw.close()
 
     def _records(self, stream: BinaryIO, raw: BinaryIO) -> Iterator[Record]:
-        lines = _iter_lines(stream)
-        first: tuple[int, bytes, bool] | None = None
-        for item in lines:
-            if item[1].strip():
-                first = item
-                break
-        if first is None:
-            return
-        if first[1].lstrip().startswith(b"["):
-            yield from _array_records(first, lines)
-            return
-        for lineno, line, too_long in _chain_one(first, lines):
+        def tick() -> None:
             self.bytes_done = raw.tell()
-            if too_long:
-                yield Record(lineno, line[:65536], error=f"line longer than {MAX_LINE_BYTES} bytes")
+            if self.progress is not None:
+                self.progress(self.bytes_done)
+
+        reader = _Reader(stream, tick)
+        if reader.first_byte() == b"[":
+            yield from _array_records(reader)
+            return
+        for lineno, line, length in _iter_lines(reader):
+            if length > MAX_LINE_BYTES:
+                yield Record(lineno, line, error=too_long("line", length), length=length)
                 continue
             if not line.strip():
                 continue
@@ -119,6 +121,10 @@ class FileSource:
                 yield Record(lineno, line, error=f"invalid JSON: {_json_reason(exc, line)}")
                 continue
             yield Record(lineno, line, doc)
+
+
+def too_long(what: str, length: int) -> str:
+    return f"{what} of {length:,} bytes is longer than the {MAX_LINE_BYTES:,}-byte limit for one record"
 
 
 _NON_STANDARD = (b"NaN", b"Infinity")
@@ -155,101 +161,214 @@ def _json_reason(exc: Exception, line: bytes) -> str:
     return text
 
 
-def _chain_one(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
-    yield first
-    yield from rest
+class _Reader:
+    """Bounded chunks of a byte stream (UTF-8 BOM removed), reporting progress after each."""
+
+    def __init__(self, stream: BinaryIO, tick: Any) -> None:
+        self._read = getattr(stream, "read1", stream.read)  # read1: a cut gzip stream still yields its head
+        self._tick = tick
+        self._first: bytes | None = None
+        self._bom_checked = False
+        self.skipped_lines = 0
+
+    def chunk(self) -> bytes:
+        if self._first is not None:
+            out, self._first = self._first, None
+            return out
+        out = self._read(CHUNK)
+        if not self._bom_checked and out:
+            self._bom_checked = True
+            if out.startswith(codecs.BOM_UTF8):
+                out = out[3:]
+        self._tick()
+        return out
+
+    def first_byte(self) -> bytes:
+        """The first non-blank byte (b"" for a blank stream); only blank chunks are consumed,
+        counted in :attr:`skipped_lines`."""
+        while True:
+            chunk = self.chunk()
+            if not chunk:
+                return b""
+            stripped = chunk.lstrip(b" \t\r\n")
+            if stripped:
+                self._first = chunk
+                return stripped[:1]
+            self.skipped_lines += chunk.count(b"\n")
 
 
-def _iter_lines(stream: BinaryIO) -> Iterator[tuple[int, bytes, bool]]:
-    """Yield ``(line number, line without newline, too_long)`` reading in bounded chunks."""
-    lineno = 0
-    carry = b""
-    skipping = False  # inside an over-long line: drop bytes until its newline
-    bom_checked = False
-    read = getattr(stream, "read1", stream.read)  # read1: a cut gzip stream still yields its head
+_CONTENT = re.compile(rb"[^\n]+")
+
+
+def _iter_lines(reader: _Reader) -> Iterator[tuple[int, bytes, int]]:
+    """Yield ``(line number, text, length)`` for every non-blank line, reading in bounded chunks.
+
+    A line longer than :data:`MAX_LINE_BYTES` is yielded once with only its first
+    :data:`ISSUE_PREFIX` bytes and its true ``length``; it is never held whole in memory.
+    Runs of blank lines cost no Python work per line (a gzip of newlines stays fast).
+    """
+    lineno = 1 + reader.skipped_lines  # line number of the first byte of ``carry``
+    carry = bytearray()
+    carry_len = 0  # true length of the line in progress (carry holds at most a prefix when too long)
     while True:
-        chunk = read(CHUNK)
+        chunk = reader.chunk()
         if not chunk:
             break
-        if not bom_checked:
-            bom_checked = True
-            if chunk.startswith(codecs.BOM_UTF8):
-                chunk = chunk[3:]
-        parts = chunk.split(b"\n")
-        parts[0] = carry + parts[0]
-        carry = parts.pop()
-        for part in parts:
-            lineno += 1
-            if skipping:
-                skipping = False
-                yield lineno, b"", True
-                continue
-            if len(part) > MAX_LINE_BYTES:
-                yield lineno, part[:65536], True
-                continue
-            yield lineno, part.rstrip(b"\r"), False
-        if len(carry) > MAX_LINE_BYTES:
-            if not skipping:
-                skipping = True
-            carry = b""
-    if skipping:
-        yield lineno + 1, b"", True
-    elif carry:
-        yield lineno + 1, carry.rstrip(b"\r"), False
-
-
-def _array_records(
-    first: tuple[int, bytes, bool], lines: Iterator[tuple[int, bytes, bool]]
-) -> Iterator[Record]:
-    """Stream the elements of a top-level JSON array (``mongoexport --jsonArray``)."""
-    decoder = json.JSONDecoder()
-    buf = ""
-    index = 0
-    started = False
-    line_of_buf = first[0]
-    for lineno, line, too_long in _chain_one(first, lines):
-        if too_long:
-            yield Record(lineno, line[:65536], error=f"line longer than {MAX_LINE_BYTES} bytes")
-            continue
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError:
-            yield Record(lineno, line, error="not UTF-8 text (binary data?)")
-            continue
-        if not buf.strip():
-            line_of_buf = lineno
-        buf += text + "\n"
         pos = 0
-        while True:
-            while pos < len(buf) and buf[pos] in " \t\r\n,":
-                pos += 1
-            if not started:
-                if pos < len(buf) and buf[pos] == "[":
-                    started = True
-                    pos += 1
-                    continue
-            if pos >= len(buf) or buf[pos] == "]":
-                if pos < len(buf):
-                    pos = len(buf)
-                break
-            try:
-                doc, end = decoder.raw_decode(buf, pos)
-            except json.JSONDecodeError:
-                break  # element continues on the next line(s)
-            except RecursionError:
-                yield Record(line_of_buf, buf[:65536].encode("utf-8"), error="array element nested too deeply")
-                buf, pos = "", 0
-                break
-            index += 1
-            yield Record(line_of_buf, buf[pos:end].encode("utf-8"), doc)
+        for m in _CONTENT.finditer(chunk):
+            start, end = m.span()
+            gap_lines = chunk.count(b"\n", pos, start)
+            if gap_lines:
+                if carry_len:
+                    yield from _emit(lineno, carry, carry_len)
+                    carry, carry_len = bytearray(), 0
+                lineno += gap_lines
+            carry_len += end - start
+            if len(carry) < MAX_LINE_BYTES + 1:
+                carry += m.group()[: MAX_LINE_BYTES + 1 - len(carry)]
             pos = end
-            line_of_buf = lineno
-        buf = buf[pos:]
-        if len(buf) > MAX_LINE_BYTES:
-            yield Record(line_of_buf, buf[:65536].encode(), error="array element too long or not valid JSON")
-            buf = ""
-    if buf.strip():
-        yield Record(line_of_buf, buf.encode("utf-8"), error="invalid JSON: array element not closed (truncated file?)")
+        tail_lines = chunk.count(b"\n", pos)
+        if tail_lines:
+            if carry_len:
+                yield from _emit(lineno, carry, carry_len)
+                carry, carry_len = bytearray(), 0
+            lineno += tail_lines
+    if carry_len:
+        yield from _emit(lineno, carry, carry_len)
+
+
+def _emit(lineno: int, carry: bytearray, length: int) -> Iterator[tuple[int, bytes, int]]:
+    if length > MAX_LINE_BYTES:
+        yield lineno, bytes(carry[:ISSUE_PREFIX]), length
+        return
+    line = bytes(carry)
+    if line.endswith(b"\r"):
+        line = line[:-1]
+        length -= 1
+    yield lineno, line, length
+
+
+_STRUCT = re.compile(rb'["{}\[\]\n]')
+_STR_BODY = re.compile(rb'(?:[^"\\\n]|\\[^\n])*')
+_BLANK = b" \t\r\n,"
+
+
+def _array_records(reader: _Reader) -> Iterator[Record]:
+    """Stream the elements of a top-level JSON array (``mongoexport --jsonArray``), in linear time.
+
+    A scanner tracks nesting depth over strings and brackets (string bodies are skipped by
+    one regular-expression match), so an element spanning many lines — or a whole array on
+    one line — costs one pass.  An element longer than :data:`MAX_LINE_BYTES` is quarantined
+    with a prefix of its text and its true length.
+    """
+    depth = 0
+    line = 1 + reader.skipped_lines
+    in_string = False
+    in_elem = False
+    elem = bytearray()  # text of the element in progress (only a prefix once too long)
+    elem_len = 0
+    elem_line = line
+    scalar = bytearray()  # text between elements at depth 1 (numbers, literals, commas)
+    closed = False
+
+    def take(piece: bytes) -> None:
+        nonlocal elem_len
+        elem_len += len(piece)
+        if len(elem) <= MAX_LINE_BYTES:
+            elem.extend(piece[: MAX_LINE_BYTES + 1 - len(elem)])
+
+    def end_elem() -> Record:
+        nonlocal elem, elem_len, in_elem
+        rec = _element(elem_line, elem, elem_len)
+        elem, elem_len, in_elem = bytearray(), 0, False
+        return rec
+
+    def flush_scalars() -> Iterator[Record]:
+        if scalar.strip(_BLANK):
+            for part in bytes(scalar).split(b","):
+                if part.strip():
+                    yield _parsed(line, part.strip())
+        scalar.clear()
+
+    carry = b""
+    while True:
+        chunk = reader.chunk()
+        if not chunk:
+            break
+        buf = carry + chunk
+        carry = b""
+        pos, n = 0, len(buf)
+        while pos < n:
+            if in_string:
+                end = _STR_BODY.match(buf, pos).end()  # type: ignore[union-attr]
+                if end < n and buf[end] == 0x22:  # closing quote
+                    take(buf[pos : end + 1])
+                    pos = end + 1
+                    in_string = False
+                    if depth == 1:
+                        yield end_elem()
+                elif end < n and buf[end] == 0x0A:  # a raw newline in a string (invalid JSON, kept)
+                    take(buf[pos : end + 1])
+                    line += 1
+                    pos = end + 1
+                else:  # the string goes on in the next chunk (keep a trailing backslash with it)
+                    take(buf[pos:end])
+                    carry = buf[end:]
+                    pos = n
+                continue
+            m = _STRUCT.search(buf, pos)
+            stop = m.start() if m else n
+            if in_elem:
+                take(buf[pos:stop])
+            elif depth == 1:
+                scalar.extend(buf[pos:stop])
+            if m is None:
+                pos = n
+                continue
+            tok = buf[stop]
+            pos = stop + 1
+            if tok == 0x0A:
+                if in_elem:
+                    take(b"\n")
+                line += 1
+                continue
+            if depth == 1 and not in_elem and tok != 0x5D:  # an element starts
+                yield from flush_scalars()
+                in_elem, elem_line = True, line
+            if in_elem:
+                take(buf[stop:pos])
+            if tok == 0x22:
+                in_string = True
+            elif tok in (0x7B, 0x5B):
+                depth += 1
+            elif depth > 0:
+                depth -= 1
+                if depth == 1 and in_elem:
+                    yield end_elem()
+                elif depth == 0:
+                    yield from flush_scalars()
+                    closed = True
+    if in_elem:
+        yield Record(elem_line, bytes(elem[:ISSUE_PREFIX]),
+                     error="invalid JSON: array element not closed (truncated file?)", length=elem_len)
+    elif depth >= 1 and not closed:
+        yield from flush_scalars()
+        yield Record(line, b"", error="invalid JSON: array not closed (truncated file?)")
+
+
+def _element(lineno: int, text: bytearray, length: int) -> Record:
+    if length > MAX_LINE_BYTES:
+        return Record(lineno, bytes(text[:ISSUE_PREFIX]), error=too_long("array element", length), length=length)
+    return _parsed(lineno, bytes(text))
+
+
+def _parsed(lineno: int, text: bytes) -> Record:
+    try:
+        return Record(lineno, text, parse_json(text))
+    except orjson.JSONDecodeError as exc:
+        return Record(lineno, text, error=f"invalid JSON: {_json_reason(exc, text)}")
+    except RecursionError:
+        return Record(lineno, text, error="array element nested too deeply")
 
 
 class _Utf16ToUtf8(io.RawIOBase):

@@ -147,6 +147,14 @@ class Store:
             for col, (name, typ) in zip(columns, cols, strict=True)
         ]
         batch = pa.Table.from_arrays(arrays, names=[name for name, _ in cols])  # noqa: F841
+        if table == "load_issues":  # once per content: a bad record read again (any path) is not a new issue
+            done = self.con.execute(
+                "insert into load_issues by name select * from (select distinct on (line, reason, raw_hash) * "
+                "from batch) b where not exists (select 1 from load_issues l where l.line = b.line "
+                "and l.reason = b.reason and l.raw_hash = b.raw_hash)"
+            ).fetchone()
+            self.rows_written[table] += int(done[0]) if done else 0
+            return
         self.con.execute(f"insert into {table} by name select * from batch")
         self.rows_written[table] += len(rows)
 
@@ -197,12 +205,6 @@ class Store:
         value = int(scalar(self.con, "select coalesce(max(seq), 0) from events where match_id = ?", [match_id]))
         self._run_seq[match_id] = value
         return value
-
-    def known_issue_hashes(self, source: str) -> set[tuple[int, str, str]]:
-        rows = self.con.execute(
-            "select line, reason, raw_hash from load_issues where source = ?", [source]
-        ).fetchall()
-        return {(int(line), reason, h) for line, reason, h in rows}
 
     def replace_summary(self, match_id: str, rows: dict[str, list[tuple[Any, ...]]]) -> None:
         """Rebuild one match's summary rows (keeping the run that first loaded it)."""

@@ -101,7 +101,32 @@ def test_over_long_line_is_quarantined_in_bounded_memory(tmp_path: Path) -> None
     )
     assert line == 11
     assert "longer than" in reason
-    assert stored <= 65536
+    assert stored == 65536
+    assert length == MAX_LINE_BYTES + 10 + len(b'{"event":""}')
+
+
+@pytest.mark.parametrize("where", ["first", "middle", "last-without-newline"])
+def test_over_long_line_anywhere_is_quarantined_once_with_prefix_and_true_length(tmp_path: Path, where: str) -> None:
+    """A 5 MB line as the first line used to vanish ("quarantined 0"); in the middle it kept no text."""
+    lines = base_lines()
+    big = b'{"event":"join-room","dealer":"' + b"y" * 5_000_000 + b'"}'
+    pos = {"first": 0, "middle": 10, "last-without-newline": len(lines)}[where]
+    lines.insert(pos, big)
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    db = tmp_path / "k.duckdb"
+    report = ingest(db, path)
+    assert report.quarantined == 1 and report.ingested == len(lines) - 1
+    ((line, reason, raw, length),) = query(db, "select line, reason, raw, raw_length from load_issues")
+    assert line == pos + 1
+    assert "5,000,033 bytes" in reason and length == len(big)
+    assert raw.encode() == big[:65536]
+    # the same file under another spelling of its path: nothing new
+    other = tmp_path / "sub" / ".." / "long.jsonl"
+    (tmp_path / "sub").mkdir()
+    again = ingest(db, other)
+    assert again.quarantined == 1 and again.issues_new == 0 and again.ingested == 0
+    assert query(db, "select count(*) from load_issues") == [(1,)]
 
 
 def test_gzip_cut_short_keeps_what_was_readable(tmp_path: Path) -> None:

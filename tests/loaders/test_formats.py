@@ -50,6 +50,30 @@ def test_mongoexport_json_array_relaxed(tmp_path: Path, reference: list[Any], in
     assert events_of(_ingest_one(tmp_path, path)) == reference
 
 
+def test_json_array_element_spanning_many_lines_is_read_in_one_pass(tmp_path: Path) -> None:
+    """A multi-line element used to be re-parsed at every line (120 KB: 55 s)."""
+    from loaders.sources import FileSource
+
+    doc = {"event": "special-logic", "dealer": "d", "turn": 1, "contents": {"title": "x", "pad": list(range(40_000))}}
+    path = tmp_path / "tall.json"
+    path.write_text("[\n" + json.dumps(doc, indent=1) + ",\n" + json.dumps(doc) + "\n]\n", encoding="utf-8")
+    assert path.read_text().count("\n") > 40_000
+    recs = list(FileSource(path).records())
+    assert [r.doc for r in recs] == [doc, doc]
+    assert [r.line for r in recs] == [2, json.dumps(doc, indent=1).count("\n") + 3]
+
+
+def test_whole_json_array_on_one_line_larger_than_the_line_limit(tmp_path: Path, reference: list[Any]) -> None:
+    from loaders import sources
+
+    lines = read_lines(BASE)
+    path = tmp_path / "one-line.json"
+    path.write_bytes(b"[" + b",".join(lines * 200) + b"]")
+    assert path.stat().st_size > sources.MAX_LINE_BYTES
+    recs = list(sources.FileSource(path).records())
+    assert len(recs) == len(lines) * 200 and all(r.error is None for r in recs)
+
+
 def test_mongoexport_canonical_extended_json(tmp_path: Path, reference: list[Any]) -> None:
     lines = [
         json_util.dumps(json_util.loads(line), json_options=json_util.CANONICAL_JSON_OPTIONS).encode()
@@ -252,3 +276,18 @@ def test_gzip_of_stored_fixture_has_extended_json(tmp_path: Path) -> None:
     with gzip.open(fixture_path("speciallogic_timeout_probe_2", "stored"), "rb") as f:
         first = json.loads(f.readline())
     assert "$oid" in first["_id"] and "$date" in first["dateCreated"]
+
+
+def test_gzip_of_newlines_reports_progress_and_keeps_line_numbers(tmp_path: Path) -> None:
+    """A small gzip of newlines (a bomb of blank lines) showed 0% for minutes."""
+    from loaders.sources import FileSource
+
+    blank = 30 * (1 << 20)
+    path = tmp_path / "blank.jsonl.gz"
+    path.write_bytes(gzip.compress(b"\n" * blank + read_lines(BASE)[0] + b"\n", compresslevel=9))
+    source = FileSource(path)
+    seen: list[int] = []
+    source.progress = seen.append
+    recs = list(source.records())
+    assert [r.line for r in recs] == [blank + 1]
+    assert len(seen) >= 20 and seen == sorted(seen) and 0 < seen[0] < path.stat().st_size
