@@ -5,14 +5,29 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pandas as pd
+
 REASONS = {"draw_2": "a draw 2", "wild_draw_4": "a wild draw 4", "skip_bind_2": "the white wild's skip-bind",
            "bind_2": "the white wild's bind", "nothing": "no playable card / by choice"}  # fmt: skip
 
 
+def _num(v: Any) -> int | None:
+    """A cell as int, None for NULL/NaN/pandas NA."""
+    try:
+        return None if v is None or pd.isna(v) else int(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _text(v: Any) -> str | None:
+    return v if isinstance(v, str) and v else None
+
+
 def _card(color: Any, number: Any, special: Any) -> str:
-    if color is None or color != color:
+    if _text(color) is None:
         return "an unreadable card"
-    face = str(int(number)) if number is not None and number == number else str(special or "?").replace("_", " ")
+    n = _num(number)
+    face = str(n) if n is not None else str(_text(special) or "?").replace("_", " ")
     return f"{color} {face}"
 
 
@@ -22,7 +37,7 @@ def describe(row: dict[str, Any], names: dict[str, str]) -> str:
         return names.get(code, code) if isinstance(code, str) and code else "the dealer"
 
     try:
-        c = json.loads(row.get("contents") or "{}")
+        c = json.loads(_text(row.get("contents")) or "{}")
     except ValueError:
         c = {}
     c = c if isinstance(c, dict) else {}
@@ -33,7 +48,7 @@ def describe(row: dict[str, Any], names: dict[str, str]) -> str:
         return f"New deal: first card {card}; {target} sits first."
     if ev == "next-player":
         extra = " and must draw" if c.get("must_call_draw_card") is True else ""
-        return f"{target}'s turn (turn {row.get('turn_no')}){extra}."
+        return f"{target}'s turn (turn {_num(row.get('turn_no'))}){extra}."
     if ev in ("play-card", "play-draw-card"):
         if ev == "play-draw-card" and c.get("is_play_card") is not True:
             return f"{actor} keeps the drawn card."
@@ -42,10 +57,11 @@ def describe(row: dict[str, Any], names: dict[str, str]) -> str:
         how = "plays the drawn card" if ev == "play-draw-card" else "plays"
         return f"{actor} {how} {card}{colour}{yell}."
     if ev == "draw-card":
-        n = row.get("n_cards") or 0
+        n = _num(row.get("n_cards")) or 0
         if c.get("is_draw") is False:
             return f"{actor} cannot draw (25 cards or more) and passes."
-        why = REASONS.get(row.get("draw_reason") or "nothing", row.get("draw_reason"))
+        reason = _text(row.get("draw_reason")) or "nothing"
+        why = REASONS.get(reason, reason)
         can = " — it can be played" if c.get("can_play_draw_card") is True else ""
         return f"{actor} draws {int(n)} card(s) ({why}){can}."
     if ev == "challenge":
@@ -71,7 +87,7 @@ def describe(row: dict[str, Any], names: dict[str, str]) -> str:
     if ev == "penalty":
         err = c.get("error")
         err = err.get("message") if isinstance(err, dict) else err
-        return f"Penalty for {target}: {err} (+{int(row.get('n_cards') or 0)} card(s))."
+        return f"Penalty for {target}: {err} (+{_num(row.get('n_cards')) or 0} card(s))."
     if ev == "finish-turn":
-        return f"Round over: {target} wins." if row.get("target") else "Round over without a winner."
+        return f"Round over: {target} wins." if _text(row.get("target")) else "Round over without a winner."
     return f"{ev} by {actor}."

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import duckdb
+import pandas as pd
 import streamlit as st
 
 import queries
@@ -51,50 +52,154 @@ def code(text: Any) -> str:
     return "`" + s.replace("`", "'") + "`"
 
 
+def num(value: Any, default: int | None = None) -> int | None:
+    """A table cell as int; ``default`` for NULL, NaN, pandas NA or anything not a number."""
+    try:
+        return default if value is None or pd.isna(value) else int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def flag(value: Any) -> bool | None:
+    """A table cell as bool; None for NULL/NA."""
+    try:
+        return None if value is None or pd.isna(value) else bool(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def db_path() -> Path:
     return Path(os.environ.get("KIFU_DB", queries.DEFAULT_DB)).resolve()
 
 
 _LOCK = threading.Lock()
-_OPEN: dict[str, tuple[int, duckdb.DuckDBPyConnection]] = {}
+_HUB: duckdb.DuckDBPyConnection | None = None
+#: database file -> (modification stamp, catalog name it is attached under)
+_OPEN: dict[str, tuple[int, str]] = {}
+_GENERATION = [0]
 
 
-def _open(path: Path) -> duckdb.DuckDBPyConnection:
-    """One read-only connection per database file, reopened when the file is replaced.
+def _hub() -> duckdb.DuckDBPyConnection:
+    """The process's one in-memory DuckDB; database files are ATTACHed to it read-only."""
+    global _HUB
+    if _HUB is None:
+        _HUB = duckdb.connect(":memory:")
+        _HUB.execute(f"set memory_limit = '{os.environ.get('KIFU_MEMORY_LIMIT', '512MB')}'")
+        _HUB.execute("set enable_progress_bar = false")
+    return _HUB
 
-    An ingest writes a copy and renames it over the file (``loaders.swap``).  DuckDB keeps one
-    database instance per path in a process, so the stale connection is closed first;
-    otherwise reopening would hand back the old, replaced database.
+
+def _open(path: Path, broken: str | None = None) -> str:
+    """The catalog name under which the current version of ``path`` is attached.
+
+    An ingest writes a copy and renames it over the file (``loaders.swap``).  Each version of
+    the file is ATTACHed under its own name (ATTACH bypasses DuckDB's per-path instance cache,
+    which would otherwise keep serving the replaced file while any session still reads it);
+    the previous version is detached.  ``broken``: a catalog a caller found unusable.
     """
     stamp = path.stat().st_mtime_ns
     key = str(path)
     with _LOCK:
         current = _OPEN.get(key)
-        if current is not None and current[0] == stamp:
+        if current is not None and current[0] == stamp and current[1] != broken:
             return current[1]
+        hub = _hub()
+        _GENERATION[0] += 1
+        name = f"kifu_v{_GENERATION[0]}"
+        queries.attach_read_only(hub, path, name)
+        _OPEN[key] = (stamp, name)
         if current is not None:
-            current[1].close()
-            del _OPEN[key]
-        con = queries.connect(path, read_only=True)
-        queries.check_schema(con)
-        _OPEN[key] = (stamp, con)
-        return con
+            try:
+                hub.execute(f"detach database if exists {current[1]}")
+            except duckdb.Error:  # still in use by a running query: it goes when that ends
+                pass
+        return name
 
 
-def connect() -> duckdb.DuckDBPyConnection | None:
+def close_all() -> None:
+    """Detach every database and close the hub (tests, shutdown)."""
+    global _HUB
+    with _LOCK:
+        if _HUB is not None:
+            _HUB.close()
+        _HUB = None
+        _OPEN.clear()
+
+
+class _Result:
+    """What ``Db.execute`` returns: the query runs when its rows are fetched (with one retry)."""
+
+    def __init__(self, db: Db, query: str, params: Any) -> None:
+        self._db, self._query, self._params = db, query, params
+
+    def _fetch(self, how: str) -> Any:
+        return self._db.run(lambda cur: getattr(cur.execute(self._query, self._params or []), how)())
+
+    def df(self) -> Any:
+        return self._fetch("df")
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self._fetch("fetchall")  # type: ignore[no-any-return]
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return self._fetch("fetchone")  # type: ignore[no-any-return]
+
+
+class Db:
+    """A read-only cursor on the dashboard's database that survives the file being swapped.
+
+    While viewers click, an ingest may rename a new file over the database and another session
+    may close the shared connection.  A query that fails then (``Connection already closed``,
+    ``No open result set``, ``connection is busy``…) is retried once on a fresh connection; if
+    that fails too the viewer sees one line asking to reload, never a traceback.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._catalog = _open(path)
+        self._cur = self._cursor()
+
+    def _cursor(self) -> duckdb.DuckDBPyConnection:
+        cur = _hub().cursor()
+        cur.execute(f"use {self._catalog}")
+        return cur
+
+    def execute(self, query: str, params: Any = None) -> _Result:
+        return _Result(self, query, params)
+
+    def cursor(self) -> Db:
+        return self
+
+    def run(self, fn: Any) -> Any:
+        try:
+            return fn(self._cur)
+        except duckdb.Error:
+            pass
+        try:
+            self._catalog = _open(self.path, broken=self._catalog)
+            self._cur = self._cursor()
+            return fn(self._cur)
+        except (duckdb.Error, queries.DatabaseError, OSError):
+            st.warning("The database is being updated right now — reload the page in a moment.")
+            st.stop()
+
+
+def connect() -> Db | None:
     """A cursor on the read-only database, or None (with a message shown) when there is none."""
     path = db_path()
     if not path.exists():
         return None
     try:
-        base = _open(path)
+        return Db(path)
     except queries.DatabaseError as exc:
         st.error(str(exc))
         st.stop()
-    return base.cursor()
+    except OSError:  # the file vanished between the check and the open (a swap in progress)
+        st.warning("The database is being updated right now — reload the page in a moment.")
+        st.stop()
 
 
-def require_data() -> duckdb.DuckDBPyConnection:
+def require_data() -> Db:
     """The connection, or an empty-state message and stop."""
     con = connect()
     if con is None or q.match_list(con).empty:
@@ -118,7 +223,7 @@ def selected_player() -> str | None:
     return None if value in (None, "(all players)") else value
 
 
-def sidebar_filters(con: duckdb.DuckDBPyConnection | None) -> None:
+def sidebar_filters(con: Db | None) -> None:
     """Match and player pickers shared by every page (initialised from the URL)."""
     if con is None:
         return
@@ -142,7 +247,7 @@ def sidebar_filters(con: duckdb.DuckDBPyConnection | None) -> None:
     st.query_params["match"] = st.session_state["filter.match"]
 
 
-def names_of(con: duckdb.DuckDBPyConnection, match: str) -> dict[str, str]:
+def names_of(con: Any, match: str) -> dict[str, str]:
     return q.player_names(con, match)
 
 

@@ -51,9 +51,15 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
-def check_schema(con: duckdb.DuckDBPyConnection) -> None:
+def check_schema(con: duckdb.DuckDBPyConnection, catalog: str | None = None) -> None:
     """Refuse a database written by another schema version (or by something else)."""
-    tables = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
+    tables = {
+        r[0]
+        for r in con.execute(
+            "select table_name from information_schema.tables where table_catalog = coalesce(?, current_database())",
+            [catalog],
+        ).fetchall()
+    }
     if not tables:
         return
     if "kifu_meta" not in tables:
@@ -92,6 +98,27 @@ def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConn
     except duckdb.Error:  # inside Jupyter DuckDB refuses to touch the setting without ipywidgets
         pass
     return con
+
+
+def attach_read_only(hub: duckdb.DuckDBPyConnection, path: str | Path, name: str) -> None:
+    """ATTACH a Kifu database read-only to ``hub`` as catalog ``name`` (schema checked)."""
+    path = Path(path)
+    if not path.exists():
+        raise DatabaseError(f"{path}: no such database — run `kifu ingest LOG --db {path}` first")
+    literal = str(path).replace("'", "''")
+    try:
+        hub.execute(f"attach '{literal}' as {name} (read_only)")
+    except duckdb.Error as exc:
+        raise DatabaseError(f"{path}: not a DuckDB database ({str(exc).splitlines()[0]})") from exc
+    cur = hub.cursor()
+    try:
+        cur.execute(f"use {name}")
+        check_schema(cur, catalog=name)
+    except DatabaseError:
+        hub.execute(f"detach database if exists {name}")
+        raise
+    finally:
+        cur.close()
 
 
 def fetch_df(con: duckdb.DuckDBPyConnection, name: str, params: Any = None) -> Any:

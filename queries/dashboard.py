@@ -52,7 +52,10 @@ def raw_event(con: Con, match: str, seq: int) -> dict[str, Any] | None:
 
 def player_names(con: Con, match: str) -> dict[str, str]:
     df = _df(con, "board/players", match=match)
-    return {r.player_code: r.player_name or r.player_code for r in df.itertuples()}
+    return {
+        str(r.player_code): r.player_name if isinstance(r.player_name, str) and r.player_name else str(r.player_code)
+        for r in df.itertuples()
+    }
 
 
 def penalties(con: Con, match: str | None = None, player: str | None = None) -> pd.DataFrame:

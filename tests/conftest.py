@@ -112,9 +112,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
     ui = sys.modules.get("app.ui")
     if ui is not None:
-        for _, con in list(ui._OPEN.values()):
-            con.close()
-        ui._OPEN.clear()
+        ui.close_all()
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -104,18 +104,19 @@ b1.button("◀ back", key="rb.prev", on_click=_step, args=(-1,), disabled=st.ses
 b2.button("next ▶", key="rb.next", on_click=_step, args=(1,), disabled=st.session_state["rb.pos"] >= last)
 if last > 0:
     b3.slider("Event", 0, last, key="rb.pos", label_visibility="collapsed")
-max_turn = int(events["turn_no"].max() or 1)
+max_turn = ui.num(events["turn_no"].max(), 1) or 1
 b4.number_input("Jump to turn", min_value=1, max_value=max(max_turn, 1), step=1, key="rb.turn", on_change=_jump)
 
 row = view.iloc[st.session_state["rb.pos"]].to_dict()
-seq = int(row["seq"])
+seq = ui.num(row["seq"], 0)
 st.query_params.update({"match": match, "round": str(round_no), "seq": str(seq)})
 st.query_params.pop("turn", None)
 st.session_state["rb.url"] = (str(round_no), None, str(seq))  # our own URL is not a new deep link
 
 # ---- the board
 actor = row["actor"] if isinstance(row["actor"], str) else row["target"] if isinstance(row["target"], str) else None
-turn_label = f"turn {int(row['turn_no'])}" if row["turn_no"] == row["turn_no"] and row["turn_no"] is not None else "before the first turn"
+turn_no = ui.num(row["turn_no"])
+turn_label = f"turn {turn_no}" if turn_no is not None else "before the first turn"
 st.markdown(f"**Round {round_no} · {turn_label} · event {st.session_state['rb.pos'] + 1}/{len(view)} · seq {seq} · {ui.code(row['event'])}**")
 st.text(describe(row, names))
 v1, v2 = st.columns([2, 5])
@@ -127,9 +128,10 @@ st.html(ui.board_html(
     yell=json.loads(row["yell"]) if isinstance(row["yell"], str) else {},
     bind=json.loads(row["bind"]) if isinstance(row["bind"], str) else {},
     top=row["top"] if isinstance(row["top"], str) else None,
-    direction=bool(row["direction"]) if row["direction"] == row["direction"] and row["direction"] is not None else None,
-    draw_pile=row["draw_pile"], discard_pile=row["discard_pile"], pending=int(row["pending"] or 0),
-    owes_draw=bool(row["owes_draw"]), to_act=row["to_act"], actor=actor,
+    direction=ui.flag(row["direction"]),
+    draw_pile=ui.num(row["draw_pile"], "?"), discard_pile=ui.num(row["discard_pile"], "?"),
+    pending=ui.num(row["pending"], 0), owes_draw=bool(ui.flag(row["owes_draw"])),
+    to_act=row["to_act"] if isinstance(row["to_act"], str) else None, actor=actor,
     winner=info.get("winner") if row["event"] == "finish-turn" else None,
     perspective=None if perspective not in seats else perspective,
 ))  # fmt: skip

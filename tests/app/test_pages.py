@@ -211,3 +211,33 @@ def test_hostile_names_and_titles_render_as_text(app: App, hostile_db: Path) -> 
         assert "<script" not in el.proto.body
     for md in at.markdown:
         assert HOSTILE not in md.value and HOSTILE_TITLE not in md.value
+
+
+def _odd_log(tmp_path: Path, name_value: str, cut_after_deal: bool) -> Path:
+    import gzip as _gzip
+
+    from tests.conftest import SAMPLE
+
+    lines = _gzip.open(SAMPLE, "rt").read().splitlines()
+    lines = [ln.replace('"player_name":"Misbehaver"', f'"player_name":{name_value}') for ln in lines]
+    if cut_after_deal:  # the log ends right after round 2's first-player
+        deals = [i for i, ln in enumerate(lines) if '"event":"first-player"' in ln]
+        lines = lines[: deals[1] + 1]
+    path = tmp_path / "odd.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+@pytest.mark.parametrize(("name_value", "cut"), [("null", False), ("123", True), ('{"x":1}', True)],
+                         ids=["name-null", "name-number-cut-round", "name-object-cut-round"])
+def test_pages_render_odd_names_and_a_match_cut_after_a_deal(
+    app: App, tmp_path: Path, page: str, name_value: str, cut: bool
+) -> None:
+    from tests.conftest import ingest
+
+    db = tmp_path / "odd.duckdb"
+    ingest(db, _odd_log(tmp_path, name_value, cut))
+    at = app(db, page, round="2") if page == "round_browser" else app(db, page)
+    assert at.title[0].value == PAGES[page]
+    assert not at.error, [e.value for e in at.error]
