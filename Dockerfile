@@ -1,5 +1,6 @@
 # Kifu dashboard image: ingests the bundled sample (or mount your own database at /data)
-# and serves the dashboard on port 8501.
+# and serves the dashboard on port 8501. Uploads are off (the server binds 0.0.0.0 inside the
+# container) unless run with -e KIFU_UPLOAD=on or -e KIFU_UPLOAD_TOKEN=...; see docs/deploy.md.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

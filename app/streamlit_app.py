@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import ui
+from app import ui, uploads
 
 st.set_page_config(page_title="Kifu — game-log analytics", page_icon=":material/style:", layout="wide")
 
 con = ui.connect()
 ui.sidebar_filters(con)
-st.sidebar.caption(f"Database: `{ui.db_path().name}` (read-only)")
+st.sidebar.caption(f"Database: `{ui.db_path().name}` · {ui.UPLOAD_NOTE[uploads.policy()]}")
 
 pages = {
     "Matches": [

@@ -22,6 +22,8 @@ import streamlit as st
 import queries
 from queries import dashboard as q
 
+UPLOAD_NOTE = {"open": "read-only here; logs can be added on the Upload page",
+               "token": "read-only here; uploads need the server's token", "off": "read-only; uploads are off"}
 SEVERITY_ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 EVENT_TYPES = [
     "first-player", "next-player", "play-card", "draw-card", "play-draw-card", "challenge", "public-card",

@@ -55,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, default=8501)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
     p.add_argument("--max-upload-mb", type=int, default=200, help="upload size limit in MB (default: %(default)s)")
+    p.add_argument("--allow-upload", action="store_true",
+                   help="keep the Upload page open to anyone when binding beyond loopback (off by default there)")
+    p.add_argument("--upload-token-file",
+                   help="ask uploaders for the token on the first line of this file (or set KIFU_UPLOAD_TOKEN)")
     p.add_argument("--show-errors", action="store_true",
                    help="show exception details in the browser (for debugging; by default visitors see a generic message)")
     p.set_defaults(func=cmd_serve)
@@ -222,10 +226,28 @@ def cmd_serve(args: argparse.Namespace) -> int:
         "--server.fileWatcherType=none",
         f"--client.showErrorDetails={'full' if args.show_errors else 'none'}",
     ]  # fmt: skip
-    if args.host not in LOOPBACK and not args.host.startswith("127."):
+    if args.upload_token_file:
+        try:
+            token = Path(args.upload_token_file).read_text(encoding="utf-8").strip().splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"kifu serve: --upload-token-file {args.upload_token_file}: cannot read it ({exc.__class__.__name__})",
+                  file=sys.stderr)  # fmt: skip
+            return 1
+        if not token or len(token[0].strip()) < 8:
+            print("kifu serve: the upload token must be at least 8 characters", file=sys.stderr)
+            return 1
+        os.environ["KIFU_UPLOAD_TOKEN"] = token[0].strip()
+    public = args.host not in LOOPBACK and not args.host.startswith("127.")
+    allow = args.allow_upload or os.environ.get("KIFU_UPLOAD", "").lower() in ("on", "1", "yes", "true")
+    if public and not (allow or os.environ.get("KIFU_UPLOAD_TOKEN")):
+        os.environ["KIFU_UPLOAD"] = "off"
+    if public:
+        uploads = ("uploads need the token" if os.environ.get("KIFU_UPLOAD_TOKEN") else
+                   "anyone who reaches the port can upload logs" if allow else
+                   "uploads are off (--allow-upload or --upload-token-file to allow them)")  # fmt: skip
         print(f"kifu serve: WARNING — binding {args.host} makes the dashboard reachable from other machines, "
-              "with no login: anyone who reaches the port can read every match and upload logs. Put it behind "
-              "a reverse proxy with authentication, or bind 127.0.0.1.", file=sys.stderr)  # fmt: skip
+              f"with no login: anyone who reaches the port can read every match; {uploads}. Put it behind "
+              "a reverse proxy with authentication (docs/deploy.md), or bind 127.0.0.1.", file=sys.stderr)  # fmt: skip
     print(f"Kifu dashboard on http://{args.host}:{args.port}  (database {db})", file=sys.stderr)
     return int(stcli.main() or 0)
 

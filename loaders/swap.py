@@ -9,6 +9,7 @@ until they reopen.  A lock file serialises concurrent ingests of the same databa
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import shutil
@@ -17,7 +18,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from loaders.pipeline import RunReport, ingest
+from queries import DatabaseError
 
 
 @contextmanager
@@ -50,19 +54,81 @@ def ingest_swapped(sources: list[Any], db: str | Path, *, waiting: Callable[[str
     tmp = db.with_name(db.name + ".ingest.tmp")
     if db.exists():
         _check_usable(db)
+    leftovers = (tmp, tmp.with_name(tmp.name + ".wal"))
     with db_lock(db, waiting):
-        for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+        for leftover in leftovers:
             leftover.unlink(missing_ok=True)
-        if db.exists():
-            shutil.copy2(db, tmp)
         try:
+            if db.exists():
+                shutil.copy2(db, tmp)
             report = ingest(sources, tmp, **kwargs)
             os.replace(tmp, db)
             _fsync_dir(db.parent)
+        except (OSError, duckdb.Error) as exc:
+            problem = storage_problem(exc, db)
+            if problem is None:
+                raise
+            raise DatabaseError(problem) from None
         finally:
-            tmp.unlink(missing_ok=True)
+            for leftover in leftovers:
+                leftover.unlink(missing_ok=True)
     report.db = str(db)
     return report
+
+
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+_NO_ACCESS = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+def storage_problem(exc: BaseException, db: Path) -> str | None:
+    """One actionable line for a run that failed for lack of disk space, permission or memory.
+
+    Returns None for any other error (it is not ours to explain).
+    """
+    text = str(exc)
+    low = text.lower()
+    code = getattr(exc, "errno", None)
+    folder = db.parent
+    need = _size(db)
+    if code in _DISK_FULL or "no space left" in low or "disk quota" in low:
+        return (f"the disk holding {folder} is full ({_human(_free(folder))} free; an ingest needs room for a copy "
+                f"of the database, {_human(need)}, plus the new data) — free some space or give --db on "
+                "another disk; the database is unchanged")  # fmt: skip
+    if code in _NO_ACCESS or "permission denied" in low or "read-only file system" in low:
+        where = getattr(exc, "filename", None) or folder
+        return (f"cannot write {where}: permission denied or read-only — Kifu writes a copy next to the database "
+                "and renames it; choose a --db in a folder you can write; the database is unchanged")  # fmt: skip
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        free = _free(folder)
+        if free < max(need, 256 << 20):  # DuckDB spills to disk: a full disk reads as "out of memory"
+            return (f"out of room: DuckDB could not spill to the disk holding {folder} ({_human(free)} free) — "
+                    "free some space or give --db on another disk; the database is unchanged")  # fmt: skip
+        limit = os.environ.get("KIFU_MEMORY_LIMIT", "256MB")
+        return (f"DuckDB reached its memory limit ({limit}) — raise it, e.g. KIFU_MEMORY_LIMIT=1GB kifu ingest …; "
+                "the database is unchanged")  # fmt: skip
+    return None
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _free(folder: Path) -> int:
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return 0
+
+
+def _human(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:,.0f} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
 
 
 def _fsync_dir(folder: Path) -> None:

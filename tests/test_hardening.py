@@ -457,3 +457,59 @@ def test_dashboard_shows_a_locked_database_as_one_message(tmp_path: Path, monkey
         at = AppTest.from_file(str(REPO / "app" / "streamlit_app.py"), default_timeout=60).run()
         assert not at.exception
         assert "locked" in at.error[0].value
+
+
+# ------------------------------------------------------------------------ disk full, permissions, memory
+
+
+def _no_space(*args: Any, **kwargs: Any) -> None:
+    raise OSError(28, "No space left on device")
+
+
+def _partial_copy_then_full(src: Any, dst: Any, **kwargs: Any) -> None:
+    Path(dst).write_bytes(Path(src).read_bytes()[:1000])  # the copy got this far
+    raise OSError(28, "No space left on device", str(dst))
+
+
+@pytest.mark.parametrize(
+    ("where", "failure", "says"),
+    [
+        ("loaders.swap.shutil.copy2", _partial_copy_then_full, "disk holding"),
+        ("loaders.swap.ingest", lambda *a, **k: (_ for _ in ()).throw(
+            duckdb.IOException('IO Error: Could not write file "x.ingest.tmp": No space left on device')), "disk holding"),
+        ("loaders.swap.ingest", lambda *a, **k: (_ for _ in ()).throw(PermissionError(13, "Permission denied", "x")),
+         "permission denied"),
+        ("loaders.swap.ingest", lambda *a, **k: (_ for _ in ()).throw(
+            duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block (256 MiB/256 MiB used)")),
+         "KIFU_MEMORY_LIMIT"),
+    ],
+    ids=["copy-fails-midway", "duckdb-disk-full", "permission", "memory-limit"],
+)
+def test_disk_full_and_permission_problems_are_one_line_and_leave_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], where: str, failure: Any,
+    says: str,
+) -> None:  # fmt: skip
+    db = tmp_path / "k.duckdb"
+    ingest(db, BASE)
+    before = table_snapshot(db)
+    monkeypatch.setattr(where, failure)
+    code = main(["ingest", str(SAMPLE), "--db", str(db), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 1
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and says in lines[0] and "database is unchanged" in lines[0], err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.duckdb", "k.duckdb.lock"]
+    assert table_snapshot(db) == before
+
+
+def test_a_full_disk_is_not_reported_as_a_memory_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DuckDB spilling to a full disk says "out of memory"; Kifu looks at the disk first."""
+    import shutil
+
+    from loaders.swap import storage_problem
+
+    exc = duckdb.OutOfMemoryException("Out of Memory Error: failed to offload data block")
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10 << 30, 10 << 30, 4096))  # type: ignore[attr-defined]
+    problem = storage_problem(exc, tmp_path / "k.duckdb")
+    assert problem is not None and "disk holding" in problem and "KIFU_MEMORY_LIMIT" not in problem

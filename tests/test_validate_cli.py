@@ -14,6 +14,14 @@ from kifu.cli import main
 from tests.conftest import SAMPLE, ingest, query
 
 
+@pytest.fixture(autouse=True)
+def _restore_serve_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kifu serve`` sets variables for the server it starts: undo them after each test."""
+    for name in ("KIFU_DB", "KIFU_UPLOAD", "KIFU_UPLOAD_TOKEN"):
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
+
+
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("validate") / "kifu.duckdb"
@@ -173,3 +181,46 @@ def test_serve_hides_exception_details_and_warns_beyond_loopback(
     assert ("WARNING" in err and "reverse proxy" in err) is warned
     assert main(["serve", "--db", "x.duckdb", "--show-errors"]) == 0
     assert "--client.showErrorDetails=full" in seen[1]
+
+
+@pytest.mark.parametrize(
+    ("host", "extra", "token", "policy"),
+    [
+        ("127.0.0.1", [], None, "open"),
+        ("0.0.0.0", [], None, "off"),
+        ("0.0.0.0", ["--allow-upload"], None, "open"),
+        ("0.0.0.0", [], "s3cret-token", "token"),
+    ],
+    ids=["loopback", "public", "public-allowed", "public-token"],
+)
+def test_serve_turns_uploads_off_beyond_loopback_unless_allowed(
+    host: str, extra: list[str], token: str | None, policy: str, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    import sys
+
+    from streamlit.web import cli as stcli
+
+    from app import uploads
+
+    monkeypatch.setattr(stcli, "main", lambda: 0)
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.setenv("KIFU_DB", "x.duckdb")
+    if token:
+        (tmp_path / "token").write_text(token + "\n")
+        extra = [*extra, "--upload-token-file", str(tmp_path / "token")]
+    assert main(["serve", "--db", "x.duckdb", "--host", host, *extra]) == 0
+    assert uploads.policy() == policy
+    err = capsys.readouterr().err
+    if policy == "off":
+        assert "uploads are off" in err
+    if token:
+        assert token not in err and uploads.token_ok(token) and not uploads.token_ok("guess")
+
+
+def test_serve_refuses_a_short_upload_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    monkeypatch.setenv("KIFU_DB", "x.duckdb")
+    (tmp_path / "token").write_text("abc\n")
+    assert main(["serve", "--db", "x.duckdb", "--upload-token-file", str(tmp_path / "token")]) == 1
+    assert "at least 8 characters" in capsys.readouterr().err

@@ -241,3 +241,51 @@ def test_pages_render_odd_names_and_a_match_cut_after_a_deal(
     at = app(db, page, round="2") if page == "round_browser" else app(db, page)
     assert at.title[0].value == PAGES[page]
     assert not at.error, [e.value for e in at.error]
+
+
+def test_upload_page_off_or_behind_a_token(app: App, sample_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KIFU_UPLOAD", "off")
+    at = app(sample_db, "upload")
+    assert "Uploading is off" in at.info[0].value and not at.get("file_uploader")
+    monkeypatch.delenv("KIFU_UPLOAD")
+    monkeypatch.setenv("KIFU_UPLOAD_TOKEN", "correct-horse")
+    at = app(sample_db, "upload")
+    assert not at.get("file_uploader")
+    at.text_input(key="up.token").set_value("wrong-token").run()
+    assert "not this server's upload token" in at.error[0].value and not at.get("file_uploader")
+    at.text_input(key="up.token").set_value("correct-horse").run()
+    assert at.get("file_uploader")
+
+
+def test_upload_job_ingests_and_removes_the_file_even_when_it_fails(tmp_path: Path) -> None:
+    import shutil
+
+    from loaders.upload_job import run
+    from tests.conftest import SAMPLE, query
+
+    db = tmp_path / "k.duckdb"
+    good = tmp_path / "up.jsonl.gz"
+    shutil.copy(SAMPLE, good)
+    status = tmp_path / "s.json"
+    assert run(good, db, status) == 0
+    result = json.loads(status.read_text())
+    assert result["state"] == "done" and result["ingested"] == 5887 and not good.exists()
+    assert query(db, "select count(*) from events") == [(5887,)]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("x\n")
+    (tmp_path / "notkifu.duckdb").write_bytes(b"not a database at all" * 100)
+    assert run(bad, tmp_path / "notkifu.duckdb", status) == 1
+    result = json.loads(status.read_text())
+    assert result["state"] == "failed" and "not a DuckDB database" in result["error"] and not bad.exists()
+
+
+def test_upload_budget_refuses_what_does_not_fit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app import uploads
+
+    monkeypatch.setenv("KIFU_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("KIFU_UPLOAD_BUDGET_MB", "1")
+    first = uploads.save("a.jsonl", b"x" * 700_000)
+    with pytest.raises(uploads.UploadRefused, match="upload space is full"):
+        uploads.save("b.jsonl", b"y" * 700_000)
+    first.unlink()
+    assert uploads.save("b.jsonl", b"y" * 700_000).exists()
