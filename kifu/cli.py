@@ -173,7 +173,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     try:
         con = queries.connect(args.db, read_only=True)
-        queries.check_schema(con)
+        queries.check_schema(con, upgrade=True)
     except queries.DatabaseError as exc:
         print(f"kifu validate: {exc}", file=sys.stderr)
         return 1

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from loaders.assemble import Meta, Piece, assemble, record_key
 from loaders.sources import parse_json
 from rules.core import Frame
 from rules.uno.cards import Card, card_label
@@ -366,17 +368,26 @@ class RoundSummary:
     total_scores: dict[str, Any] | None = None
     started_ms: int | None = None
     ended_ms: int | None = None
-    prev_event: Activity | None = None
+    prev_kind: str | None = None  # the round's previous event, and whether it was a real draw
+    prev_drew: bool = False
 
 
 @dataclass
 class MatchBuilder:
-    """Collects one match's activities in order, assigns ``seq`` and keeps summaries."""
+    """One match's activities as they stream in: ``seq``, summaries, replay, and where they go.
+
+    ``mode`` says what happens to the records of this fragment: ``None`` while undecided (held
+    in ``pending``, at most :data:`PENDING_CAP`), ``"new"`` (a match whose log starts here),
+    ``"anchored"`` (continuing a stored match at ``seq``; records up to ``existing`` are checked
+    against the stored keys and skipped), ``"spool"`` (a piece put in place at the end of the
+    run by :func:`loaders.assemble.assemble`).
+    """
 
     dealer_code: str | None
     dealer: str
     match_id: str | None = None
-    pending: list[tuple[Activity, int, bytes | str]] = field(default_factory=list)
+    pending: list[tuple[Activity, int, bytes | str, Meta]] = field(default_factory=list)
+    mode: str | None = None
     seq: int = 0
     existing: int = 0  # events of this match already in the database
     new_events: int = 0
@@ -392,14 +403,60 @@ class MatchBuilder:
     current_turn: int | None = None
     seen_deal: bool = False
     replay: MatchReplay | None = None
-    violations: list[tuple[Any, ...]] = field(default_factory=list)
     ruleset: Any = None
+    log_start: str = "partial"
+    # routing and placement
+    joined: set[str] = field(default_factory=set)
+    codes: set[str] = field(default_factory=set)
+    last_event: str | None = None
+    last_hands: dict[str, Any] | None = None
+    touched: int = 0
+    stored_keys: list[int] = field(default_factory=list)
+    stored_from: int = 0  # seq of stored_keys[0]
+    piece: int | None = None
+    piece_pos: int = 0
+    lineage: tuple[int, str, int] | None = None  # (run_id, source, line) of the record being taken, in a rebuild
+    resumed: bool = False
 
-    def starts_new_match(self, a: Activity) -> bool:
-        """A join-room after the deal, or a second round 1, begins another match."""
-        if a.event == "join-room" and self.seen_deal:
-            return True
-        return a.event == "first-player" and a.turn == 1 and 1 in self.rounds
+
+#: Records a fragment may hold before its place is decided (a real log deals within 5 lines).
+PENDING_CAP = 1000
+#: Fragments open at once per run; the least recently used is finished beyond that.
+OPEN_CAP = 64
+
+
+def record_meta(a: Activity) -> Meta:
+    c = a.contents if isinstance(a.contents, dict) else {}
+    codes: list[str] = []
+    if a.player:
+        codes.append(a.player)
+    if a.event == "join-room":
+        code = _code(c.get("player_code", c.get("player_id")))
+        if isinstance(code, str):
+            codes.append(code)
+    elif a.event == "first-player":
+        codes.extend(p for p in c.get("play_order") or [] if isinstance(p, str))
+    else:
+        target = event_target(a)
+        if target:
+            codes.append(target)
+    return Meta(record_key(a.event, a.player, a.turn, a.contents, a.desk), a.event, a.turn, a.date_ms,
+                tuple(dict.fromkeys(codes)))  # fmt: skip
+
+
+def _hands(desk: Any) -> dict[str, Any] | None:
+    hands = desk.get("card_of_player") if isinstance(desk, dict) else None
+    return hands if isinstance(hands, dict) else None
+
+
+def _hand_distance(a: dict[str, Any], b: dict[str, Any]) -> int:
+    """How many cards differ between two boards (a small number for consecutive lines)."""
+    total = 0
+    for p in set(a) | set(b):
+        x = [dumps(c) for c in a.get(p) or [] if True] if isinstance(a.get(p), list) else []
+        y = [dumps(c) for c in b.get(p) or [] if True] if isinstance(b.get(p), list) else []
+        total += sum(((Counter(x) - Counter(y)) + (Counter(y) - Counter(x))).values())
+    return total
 
 
 RowSink = Callable[[str, tuple[Any, ...]], None]
@@ -408,10 +465,13 @@ RowSink = Callable[[str, tuple[Any, ...]], None]
 class Assembler:
     """Groups a stream of activities into matches and emits table rows.
 
-    ``existing_seq(match_id)`` tells how many events of a match the database (or this run)
-    already holds; events up to that position are counted as duplicates and skipped, so
-    re-ingesting a log is a no-op and a longer copy of a partially ingested match appends
-    only what is new.
+    Records are routed to a fragment per match (matches of the same dealer code and name,
+    even interleaved line by line, are told apart by their players and boards).  Each
+    fragment is then placed: a log that starts at the first join-room with every seat joined
+    becomes a new match; a fragment whose first deal (or first line) is already stored
+    continues that match, its known lines skipped after a key-by-key check; anything else —
+    a tail, a part that starts earlier than what is stored, a copy that disagrees — is
+    spooled and put in place at the end of the run (:meth:`reassemble`).
     """
 
     def __init__(
@@ -419,84 +479,214 @@ class Assembler:
         *,
         source: str,
         run_id: int,
-        emit: RowSink,
-        existing_seq: Callable[[str], int],
+        store: Any,
         on_match_done: Callable[[MatchBuilder], None],
-        stored_activities: Callable[[str], list[dict[str, Any]]] | None = None,
         validate: bool = True,
     ) -> None:
-        self.stored_activities = stored_activities
+        self.store = store
         self.validate = validate
         self.source = source
         self.run_id = run_id
-        self.emit = emit
-        self.existing_seq = existing_seq
+        self.emit: RowSink = store.add
         self.on_match_done = on_match_done
-        self.open: dict[tuple[str | None, str], MatchBuilder] = {}
+        self.open: dict[tuple[str | None, str], list[MatchBuilder]] = {}
         self.unknown: dict[str, int] = {}
+        self.clock = 0
+
+    # -- routing
 
     def add(self, a: Activity, line: int, raw: bytes | str) -> None:
-        key = (a.dealer_code, a.dealer)
-        m = self.open.get(key)
-        if m is not None and m.starts_new_match(a):
-            self._finish(m)
-            m = None
-        if m is None:
-            m = self.open[key] = MatchBuilder(a.dealer_code, a.dealer)
         if a.event not in KNOWN_EVENTS:
             self.unknown[a.event] = self.unknown.get(a.event, 0) + 1
-        if m.match_id is None:
-            m.pending.append((a, line, raw))
-            if a.event == "first-player":
-                self._identify(m, a.contents)
-            return
-        self._take(m, a, line, raw)
+        meta = record_meta(a)
+        m = self._route(a, meta)
+        self.clock += 1
+        m.touched = self.clock
+        m.codes.update(meta.players)
+        if a.event == "join-room" and meta.players:
+            m.joined.add(meta.players[-1])
+        m.last_event = a.event
+        hands = _hands(a.desk)
+        if hands is not None:
+            m.last_hands = hands
+        if a.event == "first-player":
+            m.seen_deal = True
+        self._feed(m, a, line, raw, meta)
+
+    def _route(self, a: Activity, meta: Meta) -> MatchBuilder:
+        key = (a.dealer_code, a.dealer)
+        group = self.open.setdefault(key, [])
+        if a.event == "join-room":
+            joiner = meta.players[-1] if meta.players else None
+            for m in reversed(group):
+                if not m.seen_deal and len(m.joined) < 4 and joiner not in m.joined:
+                    return m
+            return self._start(key)
+        if a.event == "first-player" and a.turn == 1:
+            waiting = [m for m in group if not m.seen_deal]
+            return waiting[-1] if waiting else self._start(key)
+        if not group:
+            return self._start(key)
+        if len(group) == 1:
+            return group[0]
+        codes = set(meta.players)
+        cands = [m for m in group if codes <= m.codes] or group
+        if len(cands) > 1 and a.event == "first-player":
+            cands = [m for m in cands if m.last_event == "finish-turn" and m.current_round == (a.turn or 0) - 1] or cands
+        hands = _hands(a.desk)
+        if len(cands) > 1 and hands is not None:
+            scored = [(_hand_distance(m.last_hands, hands), -m.touched, i) for i, m in enumerate(cands)
+                      if m.last_hands is not None]  # fmt: skip
+            if scored:
+                return cands[min(scored)[2]]
+        return max(cands, key=lambda m: m.touched)
+
+    def _start(self, key: tuple[str | None, str]) -> MatchBuilder:
+        group = self.open.setdefault(key, [])
+        m = MatchBuilder(key[0], key[1])
+        group.append(m)
+        self.store.groups_touched.add(key)
+        if sum(len(g) for g in self.open.values()) > OPEN_CAP:
+            oldest = min((x for g in self.open.values() for x in g), key=lambda x: x.touched)
+            self._finish(oldest)
+        return m
 
     def close(self) -> None:
-        for m in list(self.open.values()):
-            self._finish(m)
+        for group in list(self.open.values()):
+            for m in list(group):
+                self._finish(m)
         self.open.clear()
 
-    # -- internals
+    # -- placement
 
-    def _identify(self, m: MatchBuilder, basis: Any) -> None:
-        m.match_id = match_fingerprint(m.dealer_code, m.dealer, basis)
-        m.existing = self.existing_seq(m.match_id)
+    def _feed(self, m: MatchBuilder, a: Activity, line: int, raw: bytes | str, meta: Meta) -> None:
+        if m.mode is None:
+            m.pending.append((a, line, raw, meta))
+            if a.event == "first-player" or len(m.pending) >= PENDING_CAP:
+                self._place(m)
+            return
+        self._put(m, a, line, raw, meta)
+
+    def _put(self, m: MatchBuilder, a: Activity, line: int, raw: bytes | str, meta: Meta) -> None:
+        if m.mode == "spool":
+            self._spool(m, a, line, raw, meta)
+        elif m.mode == "anchored" and m.seq < m.existing:
+            stored = self._stored_key(m, m.seq + 1)
+            if stored == meta.key:
+                m.seq += 1
+                m.duplicates += 1
+                return
+            self._diverge(m)
+            self._spool(m, a, line, raw, meta)
+        else:
+            self._take(m, a, line, raw, meta.key)
+
+    def _place(self, m: MatchBuilder) -> None:
+        """Decide where a fragment's records go (its first records are in ``pending``)."""
         pending, m.pending = m.pending, []
-        for a, line, raw in pending:
-            self._take(m, a, line, raw)
+        keys = [meta.key for _, _, _, meta in pending]
+        deal = next((i for i, (a, *_rest) in enumerate(pending) if a.event == "first-player"), None)
+        anchor = deal if deal is not None else 0
+        for match_id, seq in self.store.find_key(m.dealer_code, m.dealer, keys[anchor]):
+            start = seq - anchor  # seq of pending[0]
+            if start < 1:
+                continue  # the fragment starts before what is stored: put in place at the end
+            stored = self.store.keys(match_id, start, start + len(keys) - 1)
+            if stored != keys[: len(stored)]:
+                continue
+            m.mode, m.match_id = "anchored", match_id
+            m.existing = self.store.existing_seq(match_id)
+            m.seq = start - 1
+            m.log_start = "start" if start == 1 and self._complete_head(pending) else self.store.log_start(match_id)
+            break
+        else:
+            if self._complete_head(pending):
+                m.mode, m.log_start = "new", "start"
+                basis = pending[deal][0].contents if deal is not None else {
+                    "join-room": [a.contents for a, *_ in pending if a.event == "join-room"]}
+                m.match_id = match_fingerprint(m.dealer_code, m.dealer, basis)
+                m.existing = self.store.existing_seq(m.match_id)
+                if m.existing:  # same first deal, other lines: let the end of the run sort it out
+                    m.mode, m.match_id = "spool", None
+            else:
+                m.mode = "spool"
+        for a, line, raw, meta in pending:
+            self._put(m, a, line, raw, meta)
+
+    @staticmethod
+    def _complete_head(pending: list[tuple[Activity, int, bytes | str, Meta]]) -> bool:
+        """The log starts here: join-rooms first, and every seat of the first deal joined before it."""
+        if not pending or pending[0][0].event != "join-room":
+            return False
+        joined: set[str] = set()
+        for a, _, _, meta in pending:
+            if a.event == "join-room":
+                joined.update(meta.players[-1:])
+            elif a.event == "first-player":
+                order = a.contents.get("play_order") if isinstance(a.contents, dict) else None
+                return isinstance(order, list) and set(order) <= joined
+        return len(joined) >= 4
+
+    def _stored_key(self, m: MatchBuilder, seq: int) -> int:
+        i = seq - m.stored_from
+        if not 0 <= i < len(m.stored_keys):
+            assert m.match_id is not None
+            m.stored_from = seq
+            m.stored_keys = self.store.keys(m.match_id, seq, seq + 9_999)
+            i = 0
+        return m.stored_keys[i] if i < len(m.stored_keys) else -1
+
+    def _diverge(self, m: MatchBuilder) -> None:
+        """This copy disagrees with the stored match: spool it (the stored part it matched included)."""
+        assert m.match_id is not None
+        m.mode = "spool"
+        m.piece = self.store.new_piece((m.dealer_code, m.dealer))
+        first = m.seq - m.duplicates + 1
+        m.piece_pos = self.store.spool_stored(m.piece, m.match_id, first, m.seq)
+        m.duplicates = 0
+
+    def _spool(self, m: MatchBuilder, a: Activity, line: int, raw: bytes | str, meta: Meta) -> None:
+        if m.piece is None:
+            m.piece = self.store.new_piece((m.dealer_code, m.dealer))
+        m.piece_pos += 1
+        self.emit("spool", (m.piece, m.piece_pos, self.run_id, self.source, line,
+                            raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw, meta.key, meta.event,
+                            _as_int32(meta.round_no), meta.t, ",".join(meta.players)))  # fmt: skip
 
     def _finish(self, m: MatchBuilder) -> None:
-        if m.match_id is None:
-            joins = [a.contents for a, _, _ in m.pending if a.event == "join-room"]
-            self._identify(m, {"join-room": joins})
-        self.open.pop((m.dealer_code, m.dealer), None)
+        if m.mode is None:
+            self._place(m)
+        group = self.open.get((m.dealer_code, m.dealer))
+        if group is not None and m in group:
+            group.remove(m)
+        if m.mode == "spool" or m.match_id is None:
+            return
         if m.replay is not None:
             self._frames(m, m.replay.close())
             m.ruleset = m.replay.ruleset
         self.on_match_done(m)
 
-    def _take(self, m: MatchBuilder, a: Activity, line: int, raw: bytes | str) -> None:
+    def _take(self, m: MatchBuilder, a: Activity, line: int, raw: bytes | str, rkey: int) -> None:
+        if m.existing and not m.resumed:
+            self._resume(m)
         m.seq += 1
         seq = m.seq
         _summarise(m, a, seq)
-        if seq <= m.existing:
-            m.duplicates += 1
-            return
         m.new_events += 1
         mid = m.match_id
         assert mid is not None
         if self.validate:
             if m.replay is None:
-                m.replay = self._start_replay(m)
+                m.replay = MatchReplay(match_id=m.match_id)
             self._frames(m, m.replay.feed(replay_activity(a, seq)))
         c = a.contents if isinstance(a.contents, dict) else {}
         ev = a.event
         (color, number, special), n_cards = event_cards(a)
         yell = c.get("yell_uno")
+        run_id, source, line = m.lineage or (self.run_id, self.source, line)
         self.emit(
             "raw_activities",
-            (mid, seq, self.run_id, self.source, line, raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw),
+            (mid, seq, run_id, source, line, raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw, rkey),
         )
         self.emit(
             "events",
@@ -504,7 +694,7 @@ class Assembler:
                 mid, a.dealer_code, seq, a.turn, m.current_turn if ev != "join-room" else None, ev,
                 a.player or None, event_target(a), color, number, special, n_cards,
                 _str_or_none(c.get("color_of_wild")), yell if isinstance(yell, bool) else None,
-                _str_or_none(c.get("draw_reason")), a.contents_json, a.date_ms, self.run_id,
+                _str_or_none(c.get("draw_reason")), a.contents_json, a.date_ms, run_id,
             ),
         )  # fmt: skip
         if ev == "penalty":
@@ -534,32 +724,135 @@ class Assembler:
                  js_length(text) if text is not None else None),
             )  # fmt: skip
 
-
-    def _start_replay(self, m: MatchBuilder) -> MatchReplay:
-        """A replay of ``m``; when earlier events are already stored, replay those first."""
-        r = MatchReplay(match_id=m.match_id)
-        if m.existing and self.stored_activities is not None and m.match_id is not None:
-            for row in self.stored_activities(m.match_id):
-                doc = parse_json(row["raw"])
-                if '"$number' in row["raw"]:
-                    doc = unwrap_extended_json(doc)
-                self._frames(m, r.feed(replay_activity(normalize(doc), row["seq"])), states=False)
-        return r
+    def _resume(self, m: MatchBuilder) -> None:
+        """Before appending to a stored match: its summary and replay state from the stored events."""
+        assert m.match_id is not None
+        m.resumed = True
+        m.rounds, m.players, m.finish, m.current_round, m.current_turn = {}, {}, None, None, None
+        m.replay = MatchReplay(match_id=m.match_id) if self.validate else None
+        if self.validate:
+            self.store.delete_violations(m.match_id)  # they are found again below
+        for row in self.store.stored_activities(m.match_id):
+            doc = parse_json(row["raw"])
+            if '"$number' in row["raw"]:
+                doc = unwrap_extended_json(doc)
+            a = normalize(doc)
+            _summarise(m, a, row["seq"])
+            if m.replay is not None:
+                self._frames(m, m.replay.feed(replay_activity(a, row["seq"])), states=False)
+        m.seq = m.existing
 
     def _frames(self, m: MatchBuilder, frames: list[Frame], *, states: bool = True) -> None:
         for fr in frames:
             for v in fr.violations:
-                m.violations.append(
-                    (m.match_id, v.round_no, v.turn_no, v.seq if v.seq is not None and v.seq > 0 else None,
-                     v.player, v.code, v.family, v.severity, v.ruleset, v.ruleset_version, v.message,
-                     v.expected, v.actual, v.penalty_seq, self.run_id)
-                )  # fmt: skip
+                self.emit("violations", (
+                    m.match_id, _as_int32(v.round_no), _as_int32(v.turn_no),
+                    v.seq if v.seq is not None and v.seq > 0 else None, v.player, v.code, v.family, v.severity,
+                    v.ruleset, v.ruleset_version, v.message, v.expected, v.actual, v.penalty_seq, self.run_id,
+                ))  # fmt: skip
             if states and fr.seq > m.existing and fr.event is not None:
                 self.emit("states", state_row(m.match_id, fr))
                 if fr.think_ms is not None:
                     ev = fr.event
                     self.emit("think_times", (m.match_id, fr.seq, ev.round_no, ev.turn_no, ev.player, ev.kind,
                                               fr.think_ms))  # fmt: skip
+
+    # -- the end of the run: pieces put in place
+
+    def reassemble(self) -> list[str]:
+        """Put spooled pieces in place, rebuilding every match of the dealer groups concerned.
+
+        A group is reassembled when this run spooled a piece of it, or when it holds a match
+        whose stored log does not start at its beginning (a part ingested earlier).  Returns
+        the ids of the matches written.
+        """
+        spooled: dict[tuple[str | None, str], list[Piece]] = {}
+        for group, rows in self.store.spooled_by_piece():
+            spooled.setdefault(group, []).append(Piece(
+                [Meta(int(k), ev, rn, t, tuple(p for p in (pl or "").split(",") if p)) for _, _, k, ev, rn, t, pl in rows],
+                [("p", piece, pos) for piece, pos, *_ in rows]))  # fmt: skip
+        written: list[str] = []
+        for group in sorted(self.store.groups_touched | set(spooled), key=repr):
+            stored = self.store.group_matches(*group)
+            if group not in spooled and not (len(stored) > 1 and any(start != "start" for _, start in stored)):
+                continue
+            pieces = list(spooled.get(group, []))
+            current: dict[str, int] = {}
+            for match_id, _ in stored:
+                n = 0
+                for rows in self.store.stored_pieces(match_id):
+                    pieces.append(Piece(
+                        [Meta(int(k) if k is not None else -1, ev, rn, t, tuple(x for x in (actor, target) if x))
+                         for _, k, ev, rn, t, actor, target in rows],
+                        [("s", match_id, seq) for seq, *_ in rows]))  # fmt: skip
+                    n += len(rows)
+                current[match_id] = n
+            matches = assemble(pieces)
+            unchanged = [
+                refs for refs in matches
+                if refs and refs[0][0] == "s" and current.get(refs[0][1]) == len(refs)
+                and all(r[0] == "s" and r[1] == refs[0][1] and r[2] == i + 1 for i, r in enumerate(refs))
+            ]  # fmt: skip
+            changed = [refs for refs in matches if refs not in unchanged]
+            kept = {refs[0][1] for refs in unchanged}
+            absorbed = sorted(set(current) - kept)  # rebuilt, or merged into another match
+            if not changed and not absorbed:
+                continue
+            order = [(mi, k, kind, a, b) for mi, refs in enumerate(changed) for k, (kind, a, b) in enumerate(refs)]
+            self.store.stage_rebuild(order)
+            self.store.delete_matches(absorbed)
+            written.extend(self._rebuild(group, len(changed)))
+        return written
+
+    def _rebuild(self, group: tuple[str | None, str], count: int) -> list[str]:
+        ids: list[str] = []
+        current: int | None = None
+        m: MatchBuilder | None = None
+        for mi, _, run_id, source, line, raw in self.store.rebuild_rows():
+            if mi != current:
+                if m is not None:
+                    ids.append(self._close_rebuilt(m))
+                current = mi
+                m = MatchBuilder(*group)
+                m.mode = "rebuild"
+                m.pending = []
+            doc = parse_json(raw)
+            if '"$number' in raw:
+                doc = unwrap_extended_json(doc)
+            a = normalize(doc)
+            assert m is not None
+            lineage = (int(run_id), source, int(line))
+            if m.match_id is None:
+                m.pending.append((a, lineage, raw, record_meta(a)))  # type: ignore[arg-type]
+                if a.event == "first-player" or len(m.pending) >= PENDING_CAP:
+                    self._identify_rebuilt(m)
+                continue
+            m.lineage = lineage
+            self._take(m, a, int(line), raw, record_meta(a).key)
+        if m is not None:
+            ids.append(self._close_rebuilt(m))
+        return ids
+
+    def _identify_rebuilt(self, m: MatchBuilder) -> None:
+        pending, m.pending = m.pending, []
+        deal = next((a for a, *_ in pending if a.event == "first-player"), None)
+        basis = deal.contents if deal is not None else {"join-room": [a.contents for a, *_ in pending
+                                                                      if a.event == "join-room"]}  # fmt: skip
+        m.match_id = match_fingerprint(m.dealer_code, m.dealer, basis)
+        m.log_start = "start" if self._complete_head(pending) else "partial"
+        for a, lineage, raw, meta in pending:
+            m.lineage = lineage  # type: ignore[assignment]
+            self._take(m, a, lineage[2], raw, meta.key)  # type: ignore[index]
+
+    def _close_rebuilt(self, m: MatchBuilder) -> str:
+        if m.match_id is None:
+            self._identify_rebuilt(m)
+        if m.replay is not None:
+            self._frames(m, m.replay.close())
+            m.ruleset = m.replay.ruleset
+        self.on_match_done(m)
+        assert m.match_id is not None
+        return m.match_id
 
 
 def replay_activity(a: Activity, seq: int) -> dict[str, Any]:
@@ -660,15 +953,14 @@ def _summarise(m: MatchBuilder, a: Activity, seq: int) -> None:
             if r.winner:
                 r.end_kind = "won"
             else:
-                prev = r.prev_event
-                pc = prev.contents if prev is not None and isinstance(prev.contents, dict) else {}
-                if prev is not None and prev.event == "draw-card" and pc.get("is_draw") is True:
+                if r.prev_kind == "draw-card" and r.prev_drew:
                     r.end_kind = "deck-exhausted"
-                elif prev is not None and prev.event == "next-player":
+                elif r.prev_kind == "next-player":
                     r.end_kind = "no-progress"
                 else:
                     r.end_kind = "no-winner"
-        r.prev_event = a
+        r.prev_kind = a.event
+        r.prev_drew = c.get("is_draw") is True
     elif a.event == "finish-game":
         m.finish = c
 
@@ -720,7 +1012,7 @@ def summary_rows(m: MatchBuilder, run_id: int) -> dict[str, list[tuple[Any, ...]
         dumps(fin_score) if fin_score is not None else None,
         dumps(order) if order is not None else None,
         m.seq, m.first_ms, m.last_ms, "algori-2022" if m.legacy else "algori-2023",
-        getattr(m.ruleset, "id", None), getattr(m.ruleset, "version", None), run_id, run_id,
+        getattr(m.ruleset, "id", None), getattr(m.ruleset, "version", None), run_id, run_id, m.log_start,
     )  # fmt: skip
     players = [
         (mid, code, name, i + 1,
@@ -742,5 +1034,4 @@ def summary_rows(m: MatchBuilder, run_id: int) -> dict[str, list[tuple[Any, ...]
             score_rows.append(
                 (mid, r.round_no, code, _as_int32(score), _as_int32(total), code == r.winner)
             )
-    return {"matches": [match_row], "players": players, "rounds": round_rows, "round_scores": score_rows,
-            "violations": m.violations}  # fmt: skip
+    return {"matches": [match_row], "players": players, "rounds": round_rows, "round_scores": score_rows}

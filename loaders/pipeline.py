@@ -94,8 +94,18 @@ def ingest(
             run_id = int(queries.scalar(con, "select coalesce(max(run_id), 0) + 1 from load_runs"))
             report = RunReport(run_id=run_id, db=str(db))
             store = Store(con, run_id)
+            store.backfill_identity()
+            events_before = int(queries.scalar(con, "select count(*) from events"))
             for source in sources:
                 _ingest_source(source, store, report, progress, validate)
+            final = algori.Assembler(source="", run_id=run_id, store=store,
+                                     on_match_done=lambda m: _match_done(m, store, report), validate=validate)  # fmt: skip
+            final.reassemble()
+            store.flush()
+            alive = {m for (m,) in con.execute("select match_id from matches").fetchall()}
+            report.matches = [m for m in report.matches if m in alive]
+            report.ingested = int(queries.scalar(con, "select count(*) from events")) - events_before
+            report.duplicates = max(0, sum(s.accepted for s in report.sources) - report.ingested)
             report.duration_s = time.time() - started
             store.flush()
             report.issues_new = store.rows_written["load_issues"]
@@ -118,25 +128,10 @@ def _ingest_source(
     srep = SourceReport(source.name)
     report.sources.append(srep)
 
-    def match_done(m: algori.MatchBuilder) -> None:
-        assert m.match_id is not None
-        report.duplicates += m.duplicates
-        report.ingested += m.new_events
-        if m.match_id not in report.matches:
-            report.matches.append(m.match_id)
-        report.matches_new_events[m.match_id] = report.matches_new_events.get(m.match_id, 0) + m.new_events
-        if m.new_events:
-            store.replace_summary(m.match_id, algori.summary_rows(m, store.run_id))
-
     assembler = algori.Assembler(
-        source=source.name,
-        run_id=store.run_id,
-        emit=store.add,
-        existing_seq=store.existing_seq,
-        on_match_done=match_done,
-        stored_activities=store.stored_activities,
-        validate=validate,
-    )
+        source=source.name, run_id=store.run_id, store=store,
+        on_match_done=lambda m: _match_done(m, store, report), validate=validate,
+    )  # fmt: skip
     bar = progress(source) if progress else None
     last_done = 0
 
@@ -178,6 +173,15 @@ def _ingest_source(
             bar.close()
     report.bytes_read += source.size if source.kind == "file" else 0
     report.unknown_events.update(assembler.unknown)
+
+
+def _match_done(m: algori.MatchBuilder, store: Store, report: RunReport) -> None:
+    assert m.match_id is not None
+    if m.match_id not in report.matches:
+        report.matches.append(m.match_id)
+    report.matches_new_events[m.match_id] = report.matches_new_events.get(m.match_id, 0) + m.new_events
+    if m.new_events:
+        store.replace_summary(m.match_id, algori.summary_rows(m, store.run_id))
 
 
 def _quarantine(store: Store, report: RunReport, source: str, rec: Record) -> None:

@@ -22,7 +22,7 @@ S, I, B, F, T = pa.string(), pa.int64(), pa.bool_(), pa.float64(), pa.timestamp(
 #: Column names and Arrow types of every table the loaders write, in tuple order.
 TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
     "raw_activities": [
-        ("match_id", S), ("seq", I), ("run_id", I), ("source", S), ("line", I), ("raw", S),
+        ("match_id", S), ("seq", I), ("run_id", I), ("source", S), ("line", I), ("raw", S), ("rkey", I),
     ],
     "events": [
         ("match_id", S), ("dealer_code", S), ("seq", I), ("round_no", I), ("turn_no", I),
@@ -48,7 +48,7 @@ TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
         ("rounds_played", I), ("rounds_logged", I), ("winner", S), ("status", S),
         ("final_scores", S), ("final_order", S), ("n_events", I), ("started_at", T),
         ("finished_at", T), ("log_format", S), ("ruleset", S), ("ruleset_version", S),
-        ("first_run_id", I), ("last_run_id", I),
+        ("first_run_id", I), ("last_run_id", I), ("log_start", S),
     ],
     "players": [
         ("match_id", S), ("player_code", S), ("player_name", S), ("join_order", I),
@@ -83,10 +83,21 @@ TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
         ("run_id", I), ("source", S), ("line", I), ("reason", S), ("raw", S),
         ("raw_length", I), ("raw_hash", S),
     ],
+    # not stored: pieces of match logs that wait for the end of the run to be put in place
+    "spool": [
+        ("piece", I), ("pos", I), ("run_id", I), ("source", S), ("line", I), ("raw", S), ("rkey", I),
+        ("event", S), ("round_no", I), ("t", I), ("players", S),
+    ],
 }  # fmt: skip
 
+#: Every table with a ``match_id`` column, i.e. everything a match's rebuild replaces.
+MATCH_TABLES = ("raw_activities", "events", "penalties", "challenges", "special_logic", "matches", "players",
+                "rounds", "round_scores", "violations", "states", "think_times")  # fmt: skip
+
 #: Tables holding one row per match (or finer) that are rebuilt when a match grows.
-SUMMARY_TABLES = ("matches", "players", "rounds", "round_scores", "violations")
+SUMMARY_TABLES = ("matches", "players", "rounds", "round_scores")
+#: Summaries held back before being written together (one delete and one insert per table).
+SUMMARY_BATCH = 2000
 
 FLUSH_ROWS = 20_000
 
@@ -108,6 +119,10 @@ class Store:
         self._run_seq: dict[str, int] = {}
         self.rows_written: dict[str, int] = dict.fromkeys(TABLES, 0)
         self._ranges: dict[tuple[str, str], tuple[int, int]] | None = None
+        self._summaries: dict[str, dict[str, list[tuple[Any, ...]]]] = {}
+        self._spool_ready = False
+        self._pieces: dict[int, tuple[str | None, str]] = {}  # spooled piece -> dealer group
+        self.groups_touched: set[tuple[str | None, str]] = set()
 
     # -- transaction
 
@@ -138,6 +153,7 @@ class Store:
                 self._insert(table, rows)
                 self._buffers[table] = []
         self._pending = 0
+        self._flush_summaries()
 
     def _insert(self, table: str, rows: list[tuple[Any, ...]]) -> None:
         cols = TABLES[table]
@@ -155,6 +171,12 @@ class Store:
             ).fetchone()
             self.rows_written[table] += int(done[0]) if done else 0
             return
+        if table == "spool" and not self._spool_ready:
+            self.con.execute(
+                "create temp table if not exists spool (piece integer, pos integer, run_id integer, source varchar, "
+                "line bigint, raw varchar, rkey bigint, event varchar, round_no integer, t bigint, players varchar)"
+            )
+            self._spool_ready = True
         self.con.execute(f"insert into {table} by name select * from batch")
         self.rows_written[table] += len(rows)
 
@@ -206,16 +228,204 @@ class Store:
         self._run_seq[match_id] = value
         return value
 
-    def replace_summary(self, match_id: str, rows: dict[str, list[tuple[Any, ...]]]) -> None:
-        """Rebuild one match's summary rows (keeping the run that first loaded it)."""
+    def find_key(self, dealer_code: str | None, dealer: str, rkey: int) -> list[tuple[str, int]]:
+        """Stored positions ``(match_id, seq)`` of a record key among the matches of one dealer."""
         self.flush()
-        first = scalar(self.con, "select first_run_id from matches where match_id = ?", [match_id])
+        return [
+            (m, int(q))
+            for m, q in self.con.execute(
+                "select r.match_id, r.seq from raw_activities r join matches m using (match_id) "
+                "where r.rkey = ? and m.dealer_code is not distinct from ? and m.dealer_name = ? order by 1, 2",
+                [rkey, dealer_code, dealer],
+            ).fetchall()
+        ]
+
+    def keys(self, match_id: str, first: int, last: int) -> list[int]:
+        """Record keys of ``match_id`` at seq ``first``..``last``, in order."""
+        self.flush()
+        rows = self.con.execute(
+            "select rkey from raw_activities where match_id = ? and seq between ? and ? order by seq",
+            [match_id, first, last],
+        ).fetchall()
+        return [int(k) if k is not None else -1 for (k,) in rows]
+
+    def log_start(self, match_id: str) -> str:
+        """'start' when the stored log of this match begins at its beginning, else 'partial'."""
+        self.flush()
+        return str(scalar(self.con, "select coalesce(log_start, 'partial') from matches where match_id = ?", [match_id])
+                   or "partial")  # fmt: skip
+
+    def group_matches(self, dealer_code: str | None, dealer: str) -> list[tuple[str, str | None]]:
+        """``(match_id, log_start)`` of every stored match of one dealer code and name."""
+        self.flush()
+        return [
+            (m, start)
+            for m, start in self.con.execute(
+                "select match_id, log_start from matches where dealer_code is not distinct from ? "
+                "and dealer_name = ? order by match_id",
+                [dealer_code, dealer],
+            ).fetchall()
+        ]
+
+    def stored_pieces(self, match_id: str) -> list[list[tuple[Any, ...]]]:
+        """A stored match split where its records came from another run or source:
+        per record ``(seq, rkey, event, round_no, t_ms, actor, target)``."""
+        self.flush()
+        rows = self.con.execute(
+            "select r.seq, r.rkey, e.event, e.round_no, epoch_ms(e.created_at), e.actor, e.target, r.run_id, r.source "
+            "from raw_activities r join events e using (match_id, seq) where r.match_id = ? order by r.seq",
+            [match_id],
+        ).fetchall()
+        pieces: list[list[tuple[Any, ...]]] = []
+        last = None
+        for seq, rkey, event, round_no, t, actor, target, run_id, source in rows:
+            if (run_id, source) != last:
+                pieces.append([])
+                last = (run_id, source)
+            pieces[-1].append((seq, rkey, event, round_no, t, actor, target))
+        return pieces
+
+    def backfill_identity(self) -> int:
+        """Fill in what schema 4 added to a database written by schema 3 (record keys, log starts)."""
+        from loaders import algori  # the loader knows how to read a stored record
+
+        if not scalar(self.con, "select count(*) from raw_activities where rkey is null"):
+            return 0
+        cur = self.con.cursor()
+        cur.execute("select match_id, seq, raw from raw_activities where rkey is null")
+        done = 0
+        while True:
+            rows = cur.fetchmany(10_000)
+            if not rows:
+                break
+            keys = []
+            for match_id, seq, raw in rows:
+                doc = algori.parse_json(raw)
+                if '"$number' in raw:
+                    doc = algori.unwrap_extended_json(doc)
+                keys.append((match_id, seq, algori.record_meta(algori.normalize(doc)).key))
+            cols = list(zip(*keys, strict=True))
+            fill = pa.table({"match_id": pa.array(cols[0], type=S), "seq": pa.array(cols[1], type=I),  # noqa: F841
+                             "rkey": pa.array(cols[2], type=I)})  # fmt: skip
+            self.con.execute("update raw_activities r set rkey = f.rkey from fill f "
+                             "where r.match_id = f.match_id and r.seq = f.seq")  # fmt: skip
+            done += len(rows)
+        cur.close()
+        self.con.execute(
+            "update matches m set log_start = case when e.event = 'join-room' then 'start' else 'partial' end "
+            "from events e where e.match_id = m.match_id and e.seq = 1 and m.log_start is null"
+        )
+        return done
+
+    def new_piece(self, group: tuple[str | None, str]) -> int:
+        piece = len(self._pieces) + 1
+        self._pieces[piece] = group
+        return piece
+
+    def spool_stored(self, piece: int, match_id: str, first: int, last: int) -> int:
+        """Copy stored records ``first``..``last`` of a match into a spooled piece; returns their count."""
+        self.flush()
+        self._insert("spool", [(piece, 0, 0, "", 0, "", 0, "", 0, 0, "")])  # creates the table
+        self.con.execute("delete from spool where piece = ? and pos = 0", [piece])
+        self.con.execute(
+            "insert into spool select ?, r.seq - ? + 1, r.run_id, r.source, r.line, r.raw, r.rkey, e.event, e.round_no, "
+            "epoch_ms(e.created_at), concat_ws(',', e.actor, e.target) from raw_activities r "
+            "join events e using (match_id, seq) where r.match_id = ? and r.seq between ? and ?",
+            [piece, first, match_id, first, last],
+        )
+        return last - first + 1
+
+    def spooled_by_piece(self) -> Any:
+        """``(dealer group, rows)`` per spooled piece; rows ``(piece, pos, rkey, event, round_no, t, players)``."""
+        self.flush()
+        if not self._spool_ready:
+            return
+        rows = self.con.execute(
+            "select piece, pos, rkey, event, round_no, t, players from spool order by piece, pos"
+        ).fetchall()
+        current: list[tuple[Any, ...]] = []
+        for row in rows:
+            if current and row[0] != current[0][0]:
+                yield self._pieces[current[0][0]], current
+                current = []
+            current.append(row)
+        if current:
+            yield self._pieces[current[0][0]], current
+
+    def stage_rebuild(self, order: list[tuple[int, int, str, Any, int]]) -> None:
+        """Copy the records of rebuilt matches, in their new order, into temp table ``rebuild``.
+
+        ``order``: ``(match index, position, kind 's'|'p', match_id or piece, seq or pos)``.
+        """
+        self.flush()
+        cols = list(zip(*order, strict=True)) if order else [[], [], [], [], []]
+        plan = pa.table({  # noqa: F841 - read by the query below
+            "m": pa.array(cols[0], type=I), "k": pa.array(cols[1], type=I), "kind": pa.array(cols[2], type=S),
+            "a": pa.array([str(x) for x in cols[3]], type=S), "b": pa.array(cols[4], type=I),
+        })  # fmt: skip
+        self.con.execute("create or replace temp table rebuild_plan as select * from plan")
+        spool = ("union all select p.m, p.k, s.run_id, s.source, s.line, s.raw from rebuild_plan p join spool s "
+                 "on p.kind = 'p' and s.piece = cast(p.a as integer) and s.pos = p.b") if self._spool_ready else ""  # fmt: skip
+        self.con.execute(
+            "create or replace temp table rebuild as select p.m, p.k, r.run_id, r.source, r.line, r.raw "
+            "from rebuild_plan p join raw_activities r on p.kind = 's' and r.match_id = p.a and r.seq = p.b " + spool
+        )
+
+    def rebuild_rows(self, batch: int = 5000) -> Any:
+        """The staged records ``(m, k, run_id, source, line, raw)`` in order, a batch at a time
+        (the same connection keeps writing between batches, so no result set stays open)."""
+        last = (-1, -1)
+        while True:
+            rows = self.con.execute(
+                "select m, k, run_id, source, line, raw from rebuild where m > ? or (m = ? and k > ?) "
+                "order by m, k limit ?",
+                [last[0], last[0], last[1], batch],
+            ).fetchall()
+            if not rows:
+                break
+            last = (rows[-1][0], rows[-1][1])
+            yield from rows
+
+    def delete_matches(self, match_ids: list[str]) -> None:
+        """Remove every row of these matches (before they are rebuilt)."""
+        self.flush()
+        ids = pa.table({"match_id": pa.array(match_ids, type=S)})  # noqa: F841
+        for table in MATCH_TABLES:
+            self.con.execute(f"delete from {table} where match_id in (select match_id from ids)")
+        for m in match_ids:
+            self._run_seq.pop(m, None)
+
+    def delete_violations(self, match_id: str) -> None:
+        """A match's findings, before its replay starts over from its first event."""
+        self.flush()
+        self.con.execute("delete from violations where match_id = ?", [match_id])
+
+    def replace_summary(self, match_id: str, rows: dict[str, list[tuple[Any, ...]]]) -> None:
+        """Rebuild one match's summary rows (keeping the run that first loaded it); written in batches."""
+        self._summaries[match_id] = rows
+        if len(self._summaries) >= SUMMARY_BATCH:
+            self.flush()
+
+    def _flush_summaries(self) -> None:
+        if not self._summaries:
+            return
+        summaries, self._summaries = self._summaries, {}
+        ids = pa.table({"match_id": pa.array(list(summaries), type=S)})  # noqa: F841
+        first = dict(self.con.execute(
+            "select match_id, first_run_id from matches where match_id in (select match_id from ids)"
+        ).fetchall())  # fmt: skip
         for table in SUMMARY_TABLES:
-            self.con.execute(f"delete from {table} where match_id = ?", [match_id])
-        if first is not None and rows.get("matches"):
-            row = list(rows["matches"][0])
-            row[-2] = first  # first_run_id
-            rows = {**rows, "matches": [tuple(row)]}
-        for table in SUMMARY_TABLES:
-            if rows.get(table):
-                self._insert(table, rows[table])
+            self.con.execute(f"delete from {table} where match_id in (select match_id from ids)")
+        combined: dict[str, list[tuple[Any, ...]]] = {t: [] for t in SUMMARY_TABLES}
+        for match_id, rows in summaries.items():
+            for table in SUMMARY_TABLES:
+                got = rows.get(table) or []
+                if table == "matches" and got and first.get(match_id) is not None:
+                    names = [n for n, _ in TABLES["matches"]]
+                    row = list(got[0])
+                    row[names.index("first_run_id")] = first[match_id]
+                    got = [tuple(row)]
+                combined[table].extend(got)
+        for table, rows in combined.items():
+            if rows:
+                self._insert(table, rows)

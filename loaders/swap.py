@@ -151,6 +151,6 @@ def _check_usable(db: Path) -> None:
 
     con = queries.connect(db, read_only=True)
     try:
-        queries.check_schema(con)
+        queries.check_schema(con, upgrade=True)
     finally:
         con.close()

@@ -20,7 +20,9 @@ SCHEMA_DIR = HERE / "schema"
 SQL_DIR = HERE / "sql"
 
 #: Bump when a table or column changes; stored in ``kifu_meta``.
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
+#: Older schema versions this Kifu upgrades in place (new columns are filled in by the next ingest).
+UPGRADABLE = ("3",)
 
 DEFAULT_DB = "kifu.duckdb"
 
@@ -42,8 +44,8 @@ def schema_statements() -> list[str]:
 
 
 def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Create every Kifu table that does not exist yet (idempotent)."""
-    check_schema(con)
+    """Create every Kifu table that does not exist yet, upgrading an older schema (idempotent)."""
+    check_schema(con, upgrade=True)
     for text in schema_statements():
         con.execute(text)
     con.execute(
@@ -51,7 +53,7 @@ def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
-def check_schema(con: duckdb.DuckDBPyConnection, catalog: str | None = None) -> None:
+def check_schema(con: duckdb.DuckDBPyConnection, catalog: str | None = None, *, upgrade: bool = False) -> None:
     """Refuse a database written by another schema version (or by something else)."""
     tables = {
         r[0]
@@ -66,7 +68,7 @@ def check_schema(con: duckdb.DuckDBPyConnection, catalog: str | None = None) -> 
         raise DatabaseError("the database file holds tables that are not Kifu's; use another --db file")
     rows = con.execute("select value from kifu_meta where key = 'schema_version'").fetchall()
     version = rows[0][0] if rows else None
-    if version != SCHEMA_VERSION:
+    if version != SCHEMA_VERSION and not (upgrade and version in UPGRADABLE):
         raise DatabaseError(
             f"the database was written by another Kifu version (schema {version}, this Kifu uses "
             f"{SCHEMA_VERSION}); ingest into a new --db file"
@@ -113,7 +115,7 @@ def attach_read_only(hub: duckdb.DuckDBPyConnection, path: str | Path, name: str
     cur = hub.cursor()
     try:
         cur.execute(f"use {name}")
-        check_schema(cur, catalog=name)
+        check_schema(cur, catalog=name, upgrade=True)
     except DatabaseError:
         hub.execute(f"detach database if exists {name}")
         raise
