@@ -409,6 +409,7 @@ class MatchBuilder:
     joined: set[str] = field(default_factory=set)
     codes: set[str] = field(default_factory=set)
     last_event: str | None = None
+    last_pos: tuple[int, int] | None = None  # (round, turn) of the latest record that had both
     last_hands: dict[str, Any] | None = None
     touched: int = 0
     stored_keys: list[int] = field(default_factory=list)
@@ -442,6 +443,12 @@ def record_meta(a: Activity) -> Meta:
             codes.append(target)
     return Meta(record_key(a.event, a.player, a.turn, a.contents, a.desk), a.event, a.turn, a.date_ms,
                 tuple(dict.fromkeys(codes)))  # fmt: skip
+
+
+def _progress(a: Activity) -> tuple[int, int] | None:
+    """(round, turn) of a record that carries both: never decreases along one match's log."""
+    ntp = _as_int(a.contents.get("number_turn_play")) if isinstance(a.contents, dict) else None
+    return (a.turn, ntp) if a.turn is not None and ntp is not None else None
 
 
 def _hands(desk: Any) -> dict[str, Any] | None:
@@ -492,6 +499,7 @@ class Assembler:
         self.open: dict[tuple[str | None, str], list[MatchBuilder]] = {}
         self.unknown: dict[str, int] = {}
         self.clock = 0
+        self.open_count = 0
 
     # -- routing
 
@@ -506,6 +514,9 @@ class Assembler:
         if a.event == "join-room" and meta.players:
             m.joined.add(meta.players[-1])
         m.last_event = a.event
+        pos = _progress(a)
+        if pos is not None:
+            m.last_pos = pos
         hands = _hands(a.desk)
         if hands is not None:
             m.last_hands = hands
@@ -531,6 +542,11 @@ class Assembler:
             return group[0]
         codes = set(meta.players)
         cands = [m for m in group if codes <= m.codes] or group
+        pos = _progress(a)
+        if pos is not None and len(cands) > 1:  # a log never goes back in (round, turn) ...
+            # ... except a colour choice, logged with the turn before the next-player it follows
+            ahead = (pos[0], pos[1] + 1) if a.event == "color-of-wild" else pos
+            cands = [m for m in cands if m.last_pos is None or ahead >= m.last_pos] or cands
         if len(cands) > 1 and a.event == "first-player":
             cands = [m for m in cands if m.last_event == "finish-turn" and m.current_round == (a.turn or 0) - 1] or cands
         hands = _hands(a.desk)
@@ -543,12 +559,13 @@ class Assembler:
 
     def _start(self, key: tuple[str | None, str]) -> MatchBuilder:
         group = self.open.setdefault(key, [])
-        m = MatchBuilder(key[0], key[1])
-        group.append(m)
-        self.store.groups_touched.add(key)
-        if sum(len(g) for g in self.open.values()) > OPEN_CAP:
+        if self.open_count >= OPEN_CAP:
             oldest = min((x for g in self.open.values() for x in g), key=lambda x: x.touched)
             self._finish(oldest)
+        m = MatchBuilder(key[0], key[1])
+        group.append(m)
+        self.open_count += 1
+        self.store.groups_touched.add(key)
         return m
 
     def close(self) -> None:
@@ -556,6 +573,7 @@ class Assembler:
             for m in list(group):
                 self._finish(m)
         self.open.clear()
+        self.open_count = 0
 
     # -- placement
 
@@ -587,7 +605,8 @@ class Assembler:
         keys = [meta.key for _, _, _, meta in pending]
         deal = next((i for i, (a, *_rest) in enumerate(pending) if a.event == "first-player"), None)
         anchor = deal if deal is not None else 0
-        for match_id, seq in self.store.find_key(m.dealer_code, m.dealer, keys[anchor]):
+        known = self.store.group_known((m.dealer_code, m.dealer))
+        for match_id, seq in self.store.find_key(m.dealer_code, m.dealer, keys[anchor]) if known else ():
             start = seq - anchor  # seq of pending[0]
             if start < 1:
                 continue  # the fragment starts before what is stored: put in place at the end
@@ -654,11 +673,16 @@ class Assembler:
                             _as_int32(meta.round_no), meta.t, ",".join(meta.players)))  # fmt: skip
 
     def _finish(self, m: MatchBuilder) -> None:
-        if m.mode is None:
-            self._place(m)
         group = self.open.get((m.dealer_code, m.dealer))
         if group is not None and m in group:
             group.remove(m)
+            self.open_count -= 1
+            if not group:
+                del self.open[(m.dealer_code, m.dealer)]
+        if m.mode is None:
+            if not m.pending:
+                return
+            self._place(m)
         if m.mode == "spool" or m.match_id is None:
             return
         if m.replay is not None:
@@ -763,20 +787,29 @@ class Assembler:
         """Put spooled pieces in place, rebuilding every match of the dealer groups concerned.
 
         A group is reassembled when this run spooled a piece of it, or when it holds a match
-        whose stored log does not start at its beginning (a part ingested earlier).  Returns
-        the ids of the matches written.
+        whose stored log does not start at its beginning (a part ingested earlier).  All
+        rebuilt matches are staged, deleted and written again together.  Returns their ids.
         """
-        spooled: dict[tuple[str | None, str], list[Piece]] = {}
-        for group, rows in self.store.spooled_by_piece():
-            spooled.setdefault(group, []).append(Piece(
-                [Meta(int(k), ev, rn, t, tuple(p for p in (pl or "").split(",") if p)) for _, _, k, ev, rn, t, pl in rows],
-                [("p", piece, pos) for piece, pos, *_ in rows]))  # fmt: skip
-        written: list[str] = []
-        for group in sorted(self.store.groups_touched | set(spooled), key=repr):
-            stored = self.store.group_matches(*group)
+        spooled = self.store.spooled_pieces()
+
+        def piece(p: int) -> Piece:
+            rows = self.store.piece_rows(p)
+            return Piece([Meta(int(k), ev, rn, t, tuple(x for x in (pl or "").split(",") if x))
+                          for _, _, k, ev, rn, t, pl in rows], [("p", p, pos) for _, pos, *_ in rows])  # fmt: skip
+
+        groups = sorted(self.store.groups_touched | set(spooled), key=repr)
+        stored_by_group = self.store.group_matches_many([g for g in groups if self.store.group_known(g)])
+        plan: list[tuple[tuple[str | None, str], list[Any]]] = []
+        whole: list[tuple[tuple[str | None, str], int]] = []  # a group's only piece, nothing stored: as it is
+        absorbed_all: list[str] = []
+        for group in groups:
+            stored = stored_by_group.get(group, [])
             if group not in spooled and not (len(stored) > 1 and any(start != "start" for _, start in stored)):
                 continue
-            pieces = list(spooled.get(group, []))
+            if not stored and len(spooled.get(group, [])) == 1:
+                whole.append((group, spooled[group][0]))
+                continue
+            pieces = [piece(p) for p in spooled.get(group, [])]
             current: dict[str, int] = {}
             for match_id, _ in stored:
                 n = 0
@@ -793,18 +826,17 @@ class Assembler:
                 if refs and refs[0][0] == "s" and current.get(refs[0][1]) == len(refs)
                 and all(r[0] == "s" and r[1] == refs[0][1] and r[2] == i + 1 for i, r in enumerate(refs))
             ]  # fmt: skip
-            changed = [refs for refs in matches if refs not in unchanged]
             kept = {refs[0][1] for refs in unchanged}
-            absorbed = sorted(set(current) - kept)  # rebuilt, or merged into another match
-            if not changed and not absorbed:
-                continue
-            order = [(mi, k, kind, a, b) for mi, refs in enumerate(changed) for k, (kind, a, b) in enumerate(refs)]
-            self.store.stage_rebuild(order)
-            self.store.delete_matches(absorbed)
-            written.extend(self._rebuild(group, len(changed)))
-        return written
+            absorbed_all.extend(sorted(set(current) - kept))  # rebuilt, or merged into another match
+            plan.extend((group, refs) for refs in matches if refs not in unchanged)
+        if not plan and not absorbed_all and not whole:
+            return []
+        order = [(mi, k, kind, a, b) for mi, (_, refs) in enumerate(plan) for k, (kind, a, b) in enumerate(refs)]
+        self.store.stage_rebuild(order, [(len(plan) + i, p) for i, (_, p) in enumerate(whole)])
+        self.store.delete_matches(absorbed_all)
+        return self._rebuild([g for g, _ in plan] + [g for g, _ in whole])
 
-    def _rebuild(self, group: tuple[str | None, str], count: int) -> list[str]:
+    def _rebuild(self, groups: list[tuple[str | None, str]]) -> list[str]:
         ids: list[str] = []
         current: int | None = None
         m: MatchBuilder | None = None
@@ -813,7 +845,7 @@ class Assembler:
                 if m is not None:
                     ids.append(self._close_rebuilt(m))
                 current = mi
-                m = MatchBuilder(*group)
+                m = MatchBuilder(*groups[mi])
                 m.mode = "rebuild"
                 m.pending = []
             doc = parse_json(raw)
@@ -838,11 +870,23 @@ class Assembler:
         deal = next((a for a, *_ in pending if a.event == "first-player"), None)
         basis = deal.contents if deal is not None else {"join-room": [a.contents for a, *_ in pending
                                                                       if a.event == "join-room"]}  # fmt: skip
-        m.match_id = match_fingerprint(m.dealer_code, m.dealer, basis)
+        m.match_id = self._unused_id(match_fingerprint(m.dealer_code, m.dealer, basis))
         m.log_start = "start" if self._complete_head(pending) else "partial"
         for a, lineage, raw, meta in pending:
             m.lineage = lineage  # type: ignore[assignment]
             self._take(m, a, lineage[2], raw, meta.key)  # type: ignore[index]
+
+    def _unused_id(self, base: str) -> str:
+        """``base``, or ``base~2``, ``~3``… when another match already has it: two logs that share a
+        first deal yet disagree line by line are kept apart rather than mixed."""
+        taken = getattr(self, "_rebuilt_ids", set())
+        self._rebuilt_ids = taken
+        mid, n = base, 1
+        while mid in taken or self.store.existing_seq(mid):
+            n += 1
+            mid = f"{base}~{n}"
+        taken.add(mid)
+        return mid
 
     def _close_rebuilt(self, m: MatchBuilder) -> str:
         if m.match_id is None:

@@ -177,7 +177,7 @@ def _ingest_source(
 
 def _match_done(m: algori.MatchBuilder, store: Store, report: RunReport) -> None:
     assert m.match_id is not None
-    if m.match_id not in report.matches:
+    if m.match_id not in report.matches_new_events:  # a dict: membership in constant time
         report.matches.append(m.match_id)
     report.matches_new_events[m.match_id] = report.matches_new_events.get(m.match_id, 0) + m.new_events
     if m.new_events:

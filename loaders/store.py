@@ -122,6 +122,8 @@ class Store:
         self._summaries: dict[str, dict[str, list[tuple[Any, ...]]]] = {}
         self._spool_ready = False
         self._pieces: dict[int, tuple[str | None, str]] = {}  # spooled piece -> dealer group
+        self._known_groups: set[tuple[str | None, str]] | None = None
+        self._summary_groups: set[tuple[str | None, str]] = set()
         self.groups_touched: set[tuple[str | None, str]] = set()
 
     # -- transaction
@@ -255,6 +257,28 @@ class Store:
         return str(scalar(self.con, "select coalesce(log_start, 'partial') from matches where match_id = ?", [match_id])
                    or "partial")  # fmt: skip
 
+    def group_known(self, group: tuple[str | None, str]) -> bool:
+        """Whether any match of this dealer code and name is stored (or being written by this run)."""
+        if self._known_groups is None:
+            self._known_groups = {(c, n) for c, n in self.con.execute(
+                "select distinct dealer_code, dealer_name from matches").fetchall()}  # fmt: skip
+        return group in self._known_groups or group in self._summary_groups
+
+    def group_matches_many(self, groups: list[tuple[str | None, str]]) -> dict[tuple[str | None, str], list[tuple[str, str | None]]]:
+        """``group -> [(match_id, log_start)]`` for many dealer groups in one query."""
+        self.flush()
+        if not groups:
+            return {}
+        want = pa.table({"dealer_code": pa.array([g[0] for g in groups], type=S),  # noqa: F841
+                         "dealer_name": pa.array([g[1] for g in groups], type=S)})  # fmt: skip
+        out: dict[tuple[str | None, str], list[tuple[str, str | None]]] = {}
+        for code, name, match_id, start in self.con.execute(
+            "select m.dealer_code, m.dealer_name, m.match_id, m.log_start from matches m join want w "
+            "on m.dealer_code is not distinct from w.dealer_code and m.dealer_name = w.dealer_name order by 3"
+        ).fetchall():
+            out.setdefault((code, name), []).append((match_id, start))
+        return out
+
     def group_matches(self, dealer_code: str | None, dealer: str) -> list[tuple[str, str | None]]:
         """``(match_id, log_start)`` of every stored match of one dealer code and name."""
         self.flush()
@@ -335,27 +359,28 @@ class Store:
         )
         return last - first + 1
 
-    def spooled_by_piece(self) -> Any:
-        """``(dealer group, rows)`` per spooled piece; rows ``(piece, pos, rkey, event, round_no, t, players)``."""
+    def spooled_pieces(self) -> dict[tuple[str | None, str], list[int]]:
+        """Dealer group -> the pieces spooled for it by this run."""
         self.flush()
         if not self._spool_ready:
-            return
-        rows = self.con.execute(
-            "select piece, pos, rkey, event, round_no, t, players from spool order by piece, pos"
-        ).fetchall()
-        current: list[tuple[Any, ...]] = []
-        for row in rows:
-            if current and row[0] != current[0][0]:
-                yield self._pieces[current[0][0]], current
-                current = []
-            current.append(row)
-        if current:
-            yield self._pieces[current[0][0]], current
+            return {}
+        out: dict[tuple[str | None, str], list[int]] = {}
+        for (piece,) in self.con.execute("select distinct piece from spool order by 1").fetchall():
+            out.setdefault(self._pieces[piece], []).append(int(piece))
+        return out
 
-    def stage_rebuild(self, order: list[tuple[int, int, str, Any, int]]) -> None:
+    def piece_rows(self, piece: int) -> list[tuple[Any, ...]]:
+        """A spooled piece's records ``(piece, pos, rkey, event, round_no, t, players)`` in order."""
+        return self.con.execute(
+            "select piece, pos, rkey, event, round_no, t, players from spool where piece = ? order by pos", [piece]
+        ).fetchall()
+
+    def stage_rebuild(self, order: list[tuple[int, int, str, Any, int]], whole: list[tuple[int, int]]) -> int:
         """Copy the records of rebuilt matches, in their new order, into temp table ``rebuild``.
 
-        ``order``: ``(match index, position, kind 's'|'p', match_id or piece, seq or pos)``.
+        ``order``: ``(match index, position, kind 's'|'p', match_id or piece, seq or pos)``;
+        ``whole``: ``(match index, piece)`` for matches that are one spooled piece as it is.
+        Returns the number of records staged.
         """
         self.flush()
         cols = list(zip(*order, strict=True)) if order else [[], [], [], [], []]
@@ -363,27 +388,33 @@ class Store:
             "m": pa.array(cols[0], type=I), "k": pa.array(cols[1], type=I), "kind": pa.array(cols[2], type=S),
             "a": pa.array([str(x) for x in cols[3]], type=S), "b": pa.array(cols[4], type=I),
         })  # fmt: skip
-        self.con.execute("create or replace temp table rebuild_plan as select * from plan")
-        spool = ("union all select p.m, p.k, s.run_id, s.source, s.line, s.raw from rebuild_plan p join spool s "
-                 "on p.kind = 'p' and s.piece = cast(p.a as integer) and s.pos = p.b") if self._spool_ready else ""  # fmt: skip
+        wholes = pa.table({"m": pa.array([w[0] for w in whole], type=I),  # noqa: F841
+                           "piece": pa.array([w[1] for w in whole], type=I)})  # fmt: skip
+        parts = ["select p.m, p.k, r.run_id, r.source, r.line, r.raw from plan p join raw_activities r "
+                 "on p.kind = 's' and r.match_id = p.a and r.seq = p.b"]  # fmt: skip
+        if self._spool_ready:
+            parts.append("select p.m, p.k, s.run_id, s.source, s.line, s.raw from plan p join spool s "
+                         "on p.kind = 'p' and s.piece = cast(p.a as integer) and s.pos = p.b")  # fmt: skip
+            parts.append("select w.m, s.pos, s.run_id, s.source, s.line, s.raw from wholes w join spool s "
+                         "on s.piece = w.piece")  # fmt: skip
         self.con.execute(
-            "create or replace temp table rebuild as select p.m, p.k, r.run_id, r.source, r.line, r.raw "
-            "from rebuild_plan p join raw_activities r on p.kind = 's' and r.match_id = p.a and r.seq = p.b " + spool
+            "create or replace temp table rebuild as select row_number() over (order by m, k) as rn, * from ("
+            + " union all ".join(parts) + ") order by m, k"
         )
+        return int(scalar(self.con, "select count(*) from rebuild"))
 
     def rebuild_rows(self, batch: int = 5000) -> Any:
         """The staged records ``(m, k, run_id, source, line, raw)`` in order, a batch at a time
         (the same connection keeps writing between batches, so no result set stays open)."""
-        last = (-1, -1)
+        first = 1
         while True:
             rows = self.con.execute(
-                "select m, k, run_id, source, line, raw from rebuild where m > ? or (m = ? and k > ?) "
-                "order by m, k limit ?",
-                [last[0], last[0], last[1], batch],
+                "select m, k, run_id, source, line, raw from rebuild where rn between ? and ? order by rn",
+                [first, first + batch - 1],
             ).fetchall()
             if not rows:
                 break
-            last = (rows[-1][0], rows[-1][1])
+            first += batch
             yield from rows
 
     def delete_matches(self, match_ids: list[str]) -> None:
@@ -403,6 +434,9 @@ class Store:
     def replace_summary(self, match_id: str, rows: dict[str, list[tuple[Any, ...]]]) -> None:
         """Rebuild one match's summary rows (keeping the run that first loaded it); written in batches."""
         self._summaries[match_id] = rows
+        if rows.get("matches"):
+            row = rows["matches"][0]
+            self._summary_groups.add((row[2], row[3]))
         if len(self._summaries) >= SUMMARY_BATCH:
             self.flush()
 

@@ -37,8 +37,12 @@ def round_info(con: Con, match: str, round_no: int) -> dict[str, Any] | None:
     return rows[0] if rows else None
 
 
-def round_events(con: Con, match: str, round_no: int) -> pd.DataFrame:
-    return _df(con, "board/round_events", match=match, round=round_no)
+#: Events of one round the round browser loads at most (a real round has a few hundred).
+ROUND_EVENTS_LIMIT = 5000
+
+
+def round_events(con: Con, match: str, round_no: int, limit: int = ROUND_EVENTS_LIMIT) -> pd.DataFrame:
+    return _df(con, "board/round_events", match=match, round=round_no, limit=limit)
 
 
 def event_findings(con: Con, match: str, seq: int) -> pd.DataFrame:

@@ -53,6 +53,9 @@ round_no = st.selectbox("Round", round_numbers, key="rb.round",
 info = q.round_info(con, match, round_no) or {}
 seats = json.loads(info.get("play_order") or "[]")
 events = q.round_events(con, match, round_no)
+if len(events) >= q.ROUND_EVENTS_LIMIT:
+    st.warning(f"This round has more than {q.ROUND_EVENTS_LIMIT:,} events; the browser shows the first "
+               f"{q.ROUND_EVENTS_LIMIT:,}. Query the `events` table for the rest.")  # fmt: skip
 
 # ---- event filters
 c1, c2, c3 = st.columns([3, 2, 2])

@@ -289,3 +289,22 @@ def test_upload_budget_refuses_what_does_not_fit(tmp_path: Path, monkeypatch: py
         uploads.save("b.jsonl", b"y" * 700_000)
     first.unlink()
     assert uploads.save("b.jsonl", b"y" * 700_000).exists()
+
+
+def test_round_browser_caps_a_giant_round(app: App, tmp_path: Path) -> None:
+    """A round of thousands of pointed-not-say-uno lines (a bot spamming) is browsable, capped."""
+    from queries.dashboard import ROUND_EVENTS_LIMIT
+    from tests.conftest import REPO, ingest, read_lines, write_lines
+
+    head = read_lines(REPO / "tests" / "data" / "probe_head.jsonl")
+    deal = next(i for i, ln in enumerate(head) if b'"first-player"' in ln)
+    doc = json.loads(head[deal + 1])
+    spam = {"dealer_code": doc["dealer_code"], "dealer": doc["dealer"], "event": "pointed-not-say-uno",
+            "player": "P-00000013", "turn": doc["turn"],
+            "contents": {"pointer": "P-00000013", "target": "P-00000002", "have_say_uno": False}}  # fmt: skip
+    lines = head[: deal + 2] + [json.dumps({**spam, "dateCreated": 1_795_000_000_000 + i}).encode()
+                                for i in range(ROUND_EVENTS_LIMIT + 100)]  # fmt: skip
+    db = tmp_path / "giant.duckdb"
+    ingest(db, write_lines(tmp_path / "giant.jsonl", lines))
+    at = app(db, "round_browser", round=str(doc["turn"]))
+    assert any(f"more than {ROUND_EVENTS_LIMIT:,} events" in w.value for w in at.warning)

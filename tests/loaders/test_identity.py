@@ -204,3 +204,17 @@ def test_download_head_and_mongodb_tail_are_one_match(tmp_path: Path) -> None:
     assert query(db, "select count(*), max(n_events) from matches") == [(1, 5887)]
     for table in ("events", "states", "violations", "penalties"):
         assert query(db, timing.format(table)) == query(whole, timing.format(table)), table
+
+
+@pytest.mark.parametrize("copies", [2, 3, 70])
+def test_the_same_log_concatenated_many_times_is_one_match(tmp_path: Path, copies: int) -> None:
+    """Copies of one log back to back (a download appended to itself): one match, nothing doubled."""
+    from tests.conftest import REPO
+
+    head = read_lines(REPO / "tests" / "data" / "probe_head.jsonl")
+    db = tmp_path / "k.duckdb"
+    ingest(db, write_lines(tmp_path / "x.jsonl", head * copies))
+    array = tmp_path / "x.json"
+    array.write_bytes(b"[" + b",".join(head * copies) + b"]")
+    ingest(db, array)
+    assert query(db, "select count(*), max(n_events) from matches") == [(1, len(head))]
