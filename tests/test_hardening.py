@@ -296,6 +296,21 @@ def test_two_ingests_at_once_neither_corrupt_nor_duplicate(tmp_path: Path, big: 
 # ------------------------------------------------------------------------ large input
 
 
+def _ingest_measured(log: Path, db: Path) -> tuple[subprocess.CompletedProcess[str], float]:
+    """``kifu ingest LOG --db DB`` in a fresh process: its result and peak RSS in MiB."""
+    code = (
+        "import resource, sys\n"
+        "from kifu.cli import main\n"
+        "rc = main(['ingest', sys.argv[1], '--db', sys.argv[2]])\n"
+        "print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(log), str(db)], cwd=REPO,
+                          capture_output=True, text=True, timeout=1800)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done, int(done.stderr.rsplit("RSS", 1)[1].split()[0]) / 1024
+
+
 def test_gigabyte_log_in_bounded_memory_with_progress(tmp_path: Path) -> None:
     """~1 GB of dealer log (five 1,000-round matches in one file) — streamed, with a progress bar."""
     from benchmarks.synth import LARGEST, long_match
@@ -309,17 +324,7 @@ def test_gigabyte_log_in_bounded_memory_with_progress(tmp_path: Path) -> None:
                 f.write(line + "\n")
     size = log.stat().st_size
     assert size > 1_000_000_000
-    code = (
-        "import resource, sys\n"
-        "from kifu.cli import main\n"
-        "rc = main(['ingest', sys.argv[1], '--db', sys.argv[2]])\n"
-        "print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
-        "sys.exit(rc)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code, str(log), str(tmp_path / "k.duckdb")], cwd=REPO,
-                          capture_output=True, text=True, timeout=1800)  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    rss_mib = int(done.stderr.rsplit("RSS", 1)[1].split()[0]) / 1024
+    done, rss_mib = _ingest_measured(log, tmp_path / "k.duckdb")
     print(f"\n{size / 1e9:.2f} GB log ingested with peak RSS {rss_mib:.0f} MiB")
     assert rss_mib < 1024
     assert "rec/s" in done.stderr and "records" in done.stderr  # the progress bar ran
@@ -522,16 +527,9 @@ def test_a_million_tiny_records_in_bounded_memory(tmp_path: Path) -> None:
     with open(log, "wb") as f:
         for _ in range(100):
             f.write(line * 10_000)
-    code = (
-        "import resource, sys\n"
-        "from loaders.pipeline import ingest, open_sources\n"
-        "r = ingest(open_sources([sys.argv[1]]), sys.argv[2])\n"
-        "print('RESULT', r.records_read, r.ingested, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code, str(log), str(tmp_path / "k.duckdb")], cwd=REPO,
-                          capture_output=True, text=True, timeout=1200)  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    read, stored, rss_kib = (int(x) for x in done.stdout.rsplit("RESULT", 1)[1].split())
-    assert read == stored == 1_000_000
-    print(f"\n1,000,000 tiny records ingested with peak RSS {rss_kib / 1024:.0f} MiB")
-    assert rss_kib / 1024 < 768
+    db = tmp_path / "k.duckdb"
+    done, rss_mib = _ingest_measured(log, db)
+    assert query(db, "select count(*) from events") == [(1_000_000,)]
+    assert "new events 1,000,000" in done.stdout
+    print(f"\n1,000,000 tiny records ingested with peak RSS {rss_mib:.0f} MiB")
+    assert rss_mib < 768

@@ -5,4 +5,3 @@
 -- seat joined before the deal; 'partial' when only a later part of it has been seen so far.
 alter table raw_activities add column if not exists rkey bigint;
 alter table matches add column if not exists log_start varchar;
-create index if not exists raw_activities_rkey on raw_activities (rkey);
