@@ -37,7 +37,7 @@ def kifu_ingest(paths: list[Path], db: Path, validate: bool = True) -> tuple[flo
         "t = time.perf_counter()\n"
         "r = ingest(open_sources(sys.argv[3:]), sys.argv[1], validate=sys.argv[2] == '1')\n"
         "dt = time.perf_counter() - t\n"
-        "print(dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, r.ingested, r.quarantined)\n"
+        "print(dt, ([int(ln.split()[1]) for ln in open('/proc/self/status') if ln.startswith('VmHWM:')] or [resource.getrusage(resource.RUSAGE_SELF).ru_maxrss])[0], r.ingested, r.quarantined)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code, str(db), "1" if validate else "0", *map(str, paths)],

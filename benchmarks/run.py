@@ -36,7 +36,7 @@ INGEST = (
     "from loaders.pipeline import ingest, open_sources\n"
     "t = time.perf_counter()\n"
     "r = ingest(open_sources(sys.argv[2:]), sys.argv[1])\n"
-    "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, r.ingested, r.quarantined)\n"
+    "print(time.perf_counter() - t, ([int(ln.split()[1]) for ln in open('/proc/self/status') if ln.startswith('VmHWM:')] or [resource.getrusage(resource.RUSAGE_SELF).ru_maxrss])[0], r.ingested, r.quarantined)\n"
 )
 
 

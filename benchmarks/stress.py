@@ -36,7 +36,9 @@ RUN = (
     "from loaders.pipeline import ingest, open_sources\n"
     "t = time.perf_counter()\n"
     "r = ingest(open_sources(sys.argv[2:]), sys.argv[1])\n"
-    "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, r.records_read, r.ingested,"
+    "hwm = [ln.split()[1] for ln in open('/proc/self/status') if ln.startswith('VmHWM:')]\n"
+    "print(time.perf_counter() - t, hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
+    " r.records_read, r.ingested,"
     " r.quarantined, len(r.matches))\n"
 )
 

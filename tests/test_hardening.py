@@ -298,11 +298,14 @@ def test_two_ingests_at_once_neither_corrupt_nor_duplicate(tmp_path: Path, big: 
 
 def _ingest_measured(log: Path, db: Path) -> tuple[subprocess.CompletedProcess[str], float]:
     """``kifu ingest LOG --db DB`` in a fresh process: its result and peak RSS in MiB."""
+    # VmHWM is this process's own peak; ru_maxrss would carry over the (large) pytest parent's
+    # peak across fork+exec on Linux.
     code = (
-        "import resource, sys\n"
+        "import sys\n"
         "from kifu.cli import main\n"
         "rc = main(['ingest', sys.argv[1], '--db', sys.argv[2]])\n"
-        "print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+        "hwm = [ln.split()[1] for ln in open('/proc/self/status') if ln.startswith('VmHWM:')]\n"
+        "print('RSS', hwm[0], file=sys.stderr)\n"
         "sys.exit(rc)\n"
     )
     done = subprocess.run([sys.executable, "-c", code, str(log), str(db)], cwd=REPO,
