@@ -458,11 +458,13 @@ def _hands(desk: Any) -> dict[str, Any] | None:
 
 def _hand_distance(a: dict[str, Any], b: dict[str, Any]) -> int:
     """How many cards differ between two boards (a small number for consecutive lines)."""
+    def cards(hand: Any) -> Counter[str]:
+        return Counter(dumps(c) for c in hand) if isinstance(hand, list) else Counter()
+
     total = 0
     for p in set(a) | set(b):
-        x = [dumps(c) for c in a.get(p) or [] if True] if isinstance(a.get(p), list) else []
-        y = [dumps(c) for c in b.get(p) or [] if True] if isinstance(b.get(p), list) else []
-        total += sum(((Counter(x) - Counter(y)) + (Counter(y) - Counter(x))).values())
+        x, y = cards(a.get(p)), cards(b.get(p))
+        total += sum(((x - y) + (y - x)).values())
     return total
 
 
@@ -500,6 +502,7 @@ class Assembler:
         self.unknown: dict[str, int] = {}
         self.clock = 0
         self.open_count = 0
+        self._rebuilt_ids: set[str] = set()  # ids given to rebuilt matches in this run
 
     # -- routing
 
@@ -847,7 +850,6 @@ class Assembler:
                 current = mi
                 m = MatchBuilder(*groups[mi])
                 m.mode = "rebuild"
-                m.pending = []
             doc = parse_json(raw)
             if '"$number' in raw:
                 doc = unwrap_extended_json(doc)
@@ -879,8 +881,7 @@ class Assembler:
     def _unused_id(self, base: str) -> str:
         """``base``, or ``base~2``, ``~3``… when another match already has it: two logs that share a
         first deal yet disagree line by line are kept apart rather than mixed."""
-        taken = getattr(self, "_rebuilt_ids", set())
-        self._rebuilt_ids = taken
+        taken = self._rebuilt_ids
         mid, n = base, 1
         while mid in taken or self.store.existing_seq(mid):
             n += 1

@@ -279,18 +279,6 @@ class Store:
             out.setdefault((code, name), []).append((match_id, start))
         return out
 
-    def group_matches(self, dealer_code: str | None, dealer: str) -> list[tuple[str, str | None]]:
-        """``(match_id, log_start)`` of every stored match of one dealer code and name."""
-        self.flush()
-        return [
-            (m, start)
-            for m, start in self.con.execute(
-                "select match_id, log_start from matches where dealer_code is not distinct from ? "
-                "and dealer_name = ? order by match_id",
-                [dealer_code, dealer],
-            ).fetchall()
-        ]
-
     def stored_pieces(self, match_id: str) -> list[list[tuple[Any, ...]]]:
         """A stored match split where its records came from another run or source:
         per record ``(seq, rkey, event, round_no, t_ms, actor, target)``."""
