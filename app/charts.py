@@ -1,4 +1,8 @@
-"""Pure figure builders: DataFrame in, Plotly figure out (no Streamlit calls)."""
+"""Pure figure builders: DataFrame in, Plotly figure out (no Streamlit calls).
+
+Players keep one colour on every chart of a match (``colors``: name -> colour, from
+``ui.player_colors``); labels come in already translated.
+"""
 
 from __future__ import annotations
 
@@ -15,22 +19,42 @@ def _text(df: pd.DataFrame, *columns: str | None) -> pd.DataFrame:
     return df.assign(**{c: df[c].map(lambda v: v if v is None else html.escape(str(v))) for c in cols}) if cols else df
 
 
-def score_race(df: pd.DataFrame, title: str = "Cumulative score by round") -> go.Figure:
+def _colors(colors: dict[str, str] | None) -> dict[str, str]:
+    return {html.escape(str(k)): v for k, v in (colors or {}).items()}
+
+
+def _layout(fig: go.Figure, height: int) -> go.Figure:
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10}, legend_title_text="")
+    return fig
+
+
+def score_race(df: pd.DataFrame, title: str, labels: dict[str, str], colors: dict[str, str] | None = None) -> go.Figure:
     df = _text(df, "player_name")
-    fig = px.line(df, x="round_no", y="total_score", color="player_name", title=title,
-                  labels={"round_no": "round", "total_score": "total score", "player_name": "player"})  # fmt: skip
-    fig.update_layout(height=380, margin={"l": 10, "r": 10, "t": 40, "b": 10}, legend_title_text="")
-    return fig
+    fig = px.line(df, x="round_no", y="total_score", color="player_name", title=title, labels=labels,
+                  color_discrete_map=_colors(colors))  # fmt: skip
+    return _layout(fig, 380)
 
 
-def stacked_counts(df: pd.DataFrame, x: str, color: str, title: str) -> go.Figure:
-    counts = _text(df.groupby([x, color]).size().reset_index(name="count"), x, color)
-    fig = px.bar(counts, x=x, y="count", color=color, title=title)
-    fig.update_layout(height=360, margin={"l": 10, "r": 10, "t": 40, "b": 10}, legend_title_text="")
-    return fig
+def ranked_bars(df: pd.DataFrame, category: str, color: str, title: str, labels: dict[str, str],
+                colors: dict[str, str] | None = None) -> go.Figure:  # fmt: skip
+    """Horizontal bars, most frequent on top, stacked by ``color``, each bar's total printed."""
+    counts = _text(df.groupby([category, color]).size().reset_index(name="count"), category, color)
+    totals = counts.groupby(category)["count"].sum().sort_values()
+    fig = px.bar(counts, y=category, x="count", color=color, orientation="h", title=title, labels=labels,
+                 color_discrete_map=_colors(colors), category_orders={category: list(totals.index[::-1])})  # fmt: skip
+    fig.add_trace(go.Scatter(y=list(totals.index), x=list(totals.values), mode="text", text=[str(v) for v in totals.values],
+                             textposition="middle right", showlegend=False, hoverinfo="skip"))  # fmt: skip
+    fig.update_yaxes(automargin=True, dtick=1)
+    fig.update_xaxes(range=[0, float(totals.max()) * 1.15 + 1])
+    return _layout(fig, max(260, 28 * len(totals) + 90))
 
 
-def histogram(df: pd.DataFrame, x: str, color: str | None, title: str) -> go.Figure:
-    fig = px.histogram(_text(df, x, color), x=x, color=color, title=title)
-    fig.update_layout(height=320, margin={"l": 10, "r": 10, "t": 40, "b": 10}, legend_title_text="")
-    return fig
+def per_round(df: pd.DataFrame, color: str | None, title: str, labels: dict[str, str],
+              colors: dict[str, str] | None = None) -> go.Figure:  # fmt: skip
+    """Counts per round — one bar per round (no bins), stacked by ``color``."""
+    keys = ["round_no", color] if color else ["round_no"]
+    counts = _text(df.groupby(keys).size().reset_index(name="count"), color)
+    fig = px.bar(counts, x="round_no", y="count", color=color, title=title, labels=labels,
+                 color_discrete_map=_colors(colors))  # fmt: skip
+    fig.update_layout(bargap=0.1)
+    return _layout(fig, 320)

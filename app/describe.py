@@ -1,4 +1,8 @@
-"""Events in words, for the round browser ("who did what, with which card, why")."""
+"""Events in words, for the replayer ("who did what, with which card, why"), in the viewer's language.
+
+An action the dealer refused (it is followed by a penalty on the same player) is worded as an
+attempt: "X tries to play red 5 — refused: …", never as if it happened.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,41 @@ from typing import Any
 
 import pandas as pd
 
-REASONS = {"draw_2": "a draw 2", "wild_draw_4": "a wild draw 4", "skip_bind_2": "the white wild's skip-bind",
-           "bind_2": "the white wild's bind", "nothing": "no playable card / by choice"}  # fmt: skip
+from app.i18n import N_, _
+
+#: The dealer's own Japanese labels for its events (its log viewer), English for the rest.
+EVENT_LABELS = {
+    "join-room": N_("Join"), "first-player": N_("Round starts"), "next-player": N_("Next turn"),
+    "color-change-request": N_("Colour requested"), "color-of-wild": N_("Colour chosen"),
+    "shuffle-wild": N_("Hands shuffled"), "play-card": N_("Play a card"), "draw-card": N_("Draw a card"),
+    "play-draw-card": N_("Play the drawn card"), "pointed-not-say-uno": N_("UNO not yelled, pointed out"),
+    "challenge": N_("Challenge"), "public-card": N_("Hand shown"), "special-logic": N_("Special logic"),
+    "finish-turn": N_("Round over"), "penalty": N_("Penalty"), "finish-game": N_("Match over"),
+    "disconnect": N_("Disconnect"),
+}  # fmt: skip
+COLOURS = {"red": N_("red"), "yellow": N_("yellow"), "green": N_("green"), "blue": N_("blue"),
+           "black": N_("black"), "white": N_("white")}  # fmt: skip
+FACES = {"skip": N_("skip"), "reverse": N_("reverse"), "draw_2": N_("draw 2"), "wild": N_("wild"),
+         "wild_draw_4": N_("wild draw 4"), "wild_shuffle": N_("shuffle wild"), "white_wild": N_("white wild")}  # fmt: skip
+REASONS = {"draw_2": N_("a draw 2"), "wild_draw_4": N_("a wild draw 4"), "skip_bind_2": N_("the white wild's skip-bind"),
+           "bind_2": N_("the white wild's bind"), "nothing": N_("no playable card / by choice")}  # fmt: skip
+#: The dealer's error texts with the system spec's own explanation of each.
+DEALER_ERRORS = [
+    N_("Next player invalid."), N_("Can not play card."), N_("Card play is required."), N_("Param card play invalid."),
+    N_("Special card play invalid."), N_("Color card play invalid."), N_("Number card play invalid."),
+    N_("Card play invalid."), N_("Yell uno is required."), N_("Param yell uno invalie."),
+    N_("Card play not exist of player."), N_("Card play invalid with card before."), N_("Color of wild is required."),
+    N_("Color wild is required."), N_("Color wild invalid."), N_("Can not say uno and play card."),
+    N_("Can not play draw card."), N_("Is play card is required."), N_("Param is play card invalie."),
+    N_("Already changed color."), N_("Can not chose color of wild."), N_("Player name is required."),
+    N_("Player name invalid."), N_("Can not pointed not say uno."), N_("Param title invalid."),
+    N_("Special logic title too long."), N_("Did not say uno."), N_("Can not challenge."),
+    N_("Is challenge is required."), N_("Param is challenge invalie."), N_("Already penalized."),
+    N_("Out of target."), N_("Interrupts are restricted."), N_("timeout"),
+]  # fmt: skip
+#: Events a player sends (the ones a penalty right after can refuse).
+ACTIONS = frozenset({"play-card", "draw-card", "play-draw-card", "challenge", "pointed-not-say-uno",
+                     "special-logic", "color-of-wild"})  # fmt: skip
 
 
 def _num(v: Any) -> int | None:
@@ -23,18 +60,56 @@ def _text(v: Any) -> str | None:
     return v if isinstance(v, str) and v else None
 
 
-def _card(color: Any, number: Any, special: Any) -> str:
+def event_label(event: Any) -> str:
+    key = str(event)
+    return _(EVENT_LABELS[key]) if key in EVENT_LABELS else key
+
+
+def colour_word(colour: Any) -> str:
+    return _(COLOURS[colour]) if colour in COLOURS else str(colour)
+
+
+def card_words(color: Any, number: Any, special: Any) -> str:
+    """'red 5', 'blue skip' — or a plain 'an unreadable card'."""
     if _text(color) is None:
-        return "an unreadable card"
+        return _("an unreadable card")
     n = _num(number)
-    face = str(n) if n is not None else str(_text(special) or "?").replace("_", " ")
-    return f"{color} {face}"
+    if n is not None:
+        face = str(n)
+    else:
+        raw = str(_text(special) or "?")
+        face = _(FACES[raw]) if raw in FACES else raw.replace("_", " ")
+    return _("{colour} {face}").format(colour=colour_word(color), face=face)
 
 
-def describe(row: dict[str, Any], names: dict[str, str]) -> str:
-    """One sentence for one event row of ``queries.dashboard.round_events``."""
+def label_words(label: Any) -> str:
+    """A board card label ('red-5', 'blue-wild') in words."""
+    if not isinstance(label, str) or not label:
+        return "?"
+    colour, _sep, face = label.partition("-")
+    return card_words(colour, int(face) if face.isdigit() else None, face)
+
+
+def cause_words(cause: Any) -> str:
+    """The dealer's error text, with its meaning in Japanese when the viewer reads Japanese."""
+    text = str(cause) if cause is not None else "?"
+    shown = _(text) if text in DEALER_ERRORS else text
+    return shown if shown == text else f"{shown} ({text})"
+
+
+def error_text(contents: dict[str, Any]) -> str | None:
+    err = contents.get("error")
+    err = err.get("message") if isinstance(err, dict) else err
+    return None if err is None else str(err)
+
+
+def describe(row: dict[str, Any], names: dict[str, str], refused_by: str | None = None) -> str:
+    """One sentence for one event row of ``queries.dashboard.round_events``.
+
+    ``refused_by``: the dealer's error text when the next event is a penalty refusing this action.
+    """
     def who(code: Any) -> str:
-        return names.get(code, code) if isinstance(code, str) and code else "the dealer"
+        return names.get(code, code) if isinstance(code, str) and code else _("the dealer")
 
     try:
         c = json.loads(_text(row.get("contents")) or "{}")
@@ -43,51 +118,78 @@ def describe(row: dict[str, Any], names: dict[str, str]) -> str:
     c = c if isinstance(c, dict) else {}
     ev = row["event"]
     actor, target = who(row.get("actor")), who(row.get("target"))
-    card = _card(row.get("card_color"), row.get("card_number"), row.get("card_special"))
+    card = card_words(row.get("card_color"), row.get("card_number"), row.get("card_special"))
+    colour = colour_word(c["color_of_wild"]) if isinstance(c.get("color_of_wild"), str) else None
+    if refused_by is not None and ev in ACTIONS:
+        cause = cause_words(refused_by)
+        if ev == "play-card":
+            what = _("play {card}").format(card=card)
+        elif ev == "play-draw-card":
+            what = _("play the drawn card {card}").format(card=card) if c.get("is_play_card") is True \
+                else _("keep the drawn card")  # fmt: skip
+        elif ev == "draw-card":
+            what = _("draw a card")
+        elif ev == "challenge":
+            what = _("challenge {target}").format(target=target)
+        elif ev == "pointed-not-say-uno":
+            what = _("point at {target} for not yelling UNO").format(target=target)
+        elif ev == "special-logic":
+            title = c.get("title")
+            what = _("fire special logic “{title}”").format(title=title if isinstance(title, str) else _("(no title)"))
+        else:
+            what = _("choose {colour}").format(colour=colour or "?")
+        return _("{actor} tries to {what} — refused: {cause}").format(actor=actor, what=what, cause=cause)
     if ev == "first-player":
-        return f"New deal: first card {card}; {target} sits first."
+        return _("New deal: first card {card}; {target} goes first.").format(card=card, target=target)
     if ev == "next-player":
-        extra = " and must draw" if c.get("must_call_draw_card") is True else ""
-        return f"{target}'s turn (turn {_num(row.get('turn_no'))}){extra}."
+        if c.get("must_call_draw_card") is True:
+            return _("{target}'s turn (turn {turn}); must draw.").format(target=target, turn=_num(row.get("turn_no")))
+        return _("{target}'s turn (turn {turn}).").format(target=target, turn=_num(row.get("turn_no")))
     if ev in ("play-card", "play-draw-card"):
         if ev == "play-draw-card" and c.get("is_play_card") is not True:
-            return f"{actor} keeps the drawn card."
-        yell = " and yells UNO" if row.get("yell_uno") is True else ""
-        colour = f", choosing {c['color_of_wild']}" if isinstance(c.get("color_of_wild"), str) else ""
-        how = "plays the drawn card" if ev == "play-draw-card" else "plays"
-        return f"{actor} {how} {card}{colour}{yell}."
+            return _("{actor} keeps the drawn card.").format(actor=actor)
+        text = _("{actor} plays the drawn card {card}") if ev == "play-draw-card" else _("{actor} plays {card}")
+        text = text.format(actor=actor, card=card)
+        if colour:
+            text += _(", choosing {colour}").format(colour=colour)
+        if row.get("yell_uno") is True:
+            text += _(" and yells UNO")
+        return text + _(".")
     if ev == "draw-card":
         n = _num(row.get("n_cards")) or 0
         if c.get("is_draw") is False:
-            return f"{actor} cannot draw (25 cards or more) and passes."
+            return _("{actor} cannot draw (25 cards or more) and passes.").format(actor=actor)
         reason = _text(row.get("draw_reason")) or "nothing"
-        why = REASONS.get(reason, reason)
-        can = " — it can be played" if c.get("can_play_draw_card") is True else ""
-        return f"{actor} draws {int(n)} card(s) ({why}){can}."
+        why = _(REASONS[reason]) if reason in REASONS else reason
+        text = _("{actor} draws {n} card(s) ({why}).").format(actor=actor, n=n, why=why)
+        return text + (_(" It can be played.") if c.get("can_play_draw_card") is True else "")
     if ev == "challenge":
         if c.get("is_challenge") is not True:
-            return f"{actor} does not challenge {target}'s wild draw 4."
+            return _("{actor} does not challenge {target}'s wild draw 4.").format(actor=actor, target=target)
         r = c.get("result") if isinstance(c.get("result"), dict) else {}
         if r.get("is_challenge_success") is True:
-            return f"{actor} challenges {target}'s wild draw 4 and wins: {target} takes it back plus 4 cards."
-        return f"{actor} challenges {target}'s wild draw 4 and loses: {actor} draws 6."
+            return _("{actor} challenges {target}'s wild draw 4 and wins: {target} takes it back plus 4 cards.").format(
+                actor=actor, target=target)
+        return _("{actor} challenges {target}'s wild draw 4 and loses: {actor} draws 6.").format(actor=actor, target=target)
     if ev == "public-card":
-        return f"{target}'s hand is shown to the challenger."
+        return _("{target}'s hand is shown to the challenger.").format(target=target)
     if ev == "pointed-not-say-uno":
-        return f"{actor} points at {target} for not yelling UNO."
+        return _("{actor} points at {target} for not yelling UNO.").format(actor=actor, target=target)
     if ev == "special-logic":
         title = c.get("title")
-        return f"{actor} fires special logic “{title if isinstance(title, str) else '(no title)'}”."
+        return _("{actor} fires special logic “{title}”.").format(
+            actor=actor, title=title if isinstance(title, str) else _("(no title)"))
     if ev == "color-change-request":
-        return f"The dealer asks {target} to choose a colour."
+        return _("The dealer asks {target} to choose a colour.").format(target=target)
     if ev == "color-of-wild":
-        return f"{actor} chooses {c.get('color_of_wild')}."
+        return _("{actor} chooses {colour}.").format(actor=actor, colour=colour or "?")
     if ev == "shuffle-wild":
-        return f"Shuffle wild by {target}: all hands are collected and dealt again."
+        return _("Shuffle wild by {target}: all hands are collected and dealt again.").format(target=target)
     if ev == "penalty":
-        err = c.get("error")
-        err = err.get("message") if isinstance(err, dict) else err
-        return f"Penalty for {target}: {err} (+{_num(row.get('n_cards')) or 0} card(s))."
+        return _("Penalty for {target}: {cause} (+{n} card(s)).").format(
+            target=target, cause=cause_words(error_text(c)), n=_num(row.get("n_cards")) or 0)
     if ev == "finish-turn":
-        return f"Round over: {target} wins." if _text(row.get("target")) else "Round over without a winner."
-    return f"{ev} by {actor}."
+        if _text(row.get("target")):
+            return _("Round over: {target} wins.").format(target=target)
+        return _("Round over without a winner.")
+    return _("{event} by {actor}.").format(event=event_label(ev), actor=actor)

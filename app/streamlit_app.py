@@ -1,32 +1,49 @@
-"""Kifu dashboard entry point: page config, shared sidebar filters, navigation."""
+"""Kifu dashboard entry point: page config, language, shared sidebar filters, navigation."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from app import ui, uploads
+from app import i18n, ui, uploads
+from app.i18n import _
 
 st.set_page_config(page_title="Kifu — game-log analytics", page_icon=":material/style:", layout="wide")
 
+
+def _language_switch() -> None:
+    """日本語 / English, remembered for the session and kept in the URL (``?lang=``)."""
+    lang = i18n.current()
+    if st.session_state.get("lang") not in i18n.LANGUAGES:
+        st.session_state["lang"] = lang
+    st.sidebar.segmented_control("Language / 言語", list(i18n.LANGUAGES), key="lang",
+                                 format_func=lambda code: i18n.LANGUAGES[code], label_visibility="collapsed")  # fmt: skip
+    if st.session_state.get("lang") not in i18n.LANGUAGES:  # a click on the selected segment clears it
+        st.session_state["lang"] = lang
+    st.query_params["lang"] = st.session_state["lang"]
+
+
+_language_switch()
 con = ui.connect()
 ui.sidebar_filters(con)
-st.sidebar.caption(f"Database: `{ui.db_path().name}` · {ui.UPLOAD_NOTE[uploads.policy()]}")
+st.sidebar.caption(_("Database: `{name}` · {note}").format(name=ui.md(ui.db_path().name), note=_(ui.UPLOAD_NOTE[uploads.policy()])))
 
 pages = {
-    "Matches": [
-        st.Page("app_pages/matches.py", title="Matches", icon=":material/leaderboard:", url_path="matches", default=True),
-        st.Page("app_pages/round_browser.py", title="Round browser", icon=":material/style:", url_path="round_browser"),
+    _("Matches"): [
+        st.Page("app_pages/matches.py", title=_("Matches"), icon=":material/leaderboard:", url_path="matches", default=True),
+        st.Page("app_pages/round_browser.py", title=_("Round replayer"), icon=":material/style:", url_path="round_browser"),
+        st.Page("app_pages/player_rounds.py", title=_("Where did my bot go wrong?"), icon=":material/troubleshoot:",
+                url_path="player_rounds"),
     ],
-    "Analysis": [
-        st.Page("app_pages/penalties.py", title="Penalties", icon=":material/gavel:", url_path="penalties"),
-        st.Page("app_pages/challenges.py", title="Challenges", icon=":material/swords:", url_path="challenges"),
-        st.Page("app_pages/special_logic.py", title="Special logic", icon=":material/auto_awesome:", url_path="special_logic"),
-        st.Page("app_pages/violations.py", title="Violations", icon=":material/rule:", url_path="violations"),
+    _("Analysis"): [
+        st.Page("app_pages/penalties.py", title=_("Penalties"), icon=":material/gavel:", url_path="penalties"),
+        st.Page("app_pages/challenges.py", title=_("Challenges"), icon=":material/swords:", url_path="challenges"),
+        st.Page("app_pages/special_logic.py", title=_("Special logic"), icon=":material/auto_awesome:", url_path="special_logic"),
+        st.Page("app_pages/violations.py", title=_("Violations"), icon=":material/rule:", url_path="violations"),
     ],
-    "Compare": [
-        st.Page("app_pages/players.py", title="Players", icon=":material/smart_toy:", url_path="players"),
-        st.Page("app_pages/standings.py", title="Standings", icon=":material/emoji_events:", url_path="standings"),
+    _("Compare"): [
+        st.Page("app_pages/players.py", title=_("Players"), icon=":material/smart_toy:", url_path="players"),
+        st.Page("app_pages/standings.py", title=_("Standings"), icon=":material/emoji_events:", url_path="standings"),
     ],
-    "Data": [st.Page("app_pages/upload.py", title="Upload a log", icon=":material/upload_file:", url_path="upload")],
+    _("Data"): [st.Page("app_pages/upload.py", title=_("Upload a log"), icon=":material/upload_file:", url_path="upload")],
 }
 st.navigation(pages).run()

@@ -13,23 +13,17 @@ import re
 import threading
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import duckdb
 import pandas as pd
 import streamlit as st
 
 import queries
+from app.i18n import N_, _
 from queries import dashboard as q
 
-UPLOAD_NOTE = {"open": "read-only here; logs can be added on the Upload page",
-               "token": "read-only here; uploads need the server's token", "off": "read-only; uploads are off"}
-SEVERITY_ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
-EVENT_TYPES = [
-    "first-player", "next-player", "play-card", "draw-card", "play-draw-card", "challenge", "public-card",
-    "pointed-not-say-uno", "special-logic", "color-change-request", "color-of-wild", "shuffle-wild",
-    "penalty", "finish-turn",
-]  # fmt: skip
+UPLOAD_NOTE = {"open": N_("read-only here; logs can be added on the Upload page"),
+               "token": N_("read-only here; uploads need the server's token"), "off": N_("read-only; uploads are off")}
 
 
 def esc(text: Any) -> str:
@@ -220,155 +214,141 @@ def selected_match() -> str | None:
     return st.session_state.get("filter.match")
 
 
+ALL_PLAYERS = "*"
+
+
 def selected_player() -> str | None:
     value = st.session_state.get("filter.player")
-    return None if value in (None, "(all players)") else value
+    return None if value in (None, ALL_PLAYERS) else value
 
 
 def sidebar_filters(con: Db | None) -> None:
-    """Match and player pickers shared by every page (initialised from the URL)."""
+    """Match and player pickers shared by every page; both live in the URL (``?match=…&player=…``)."""
     if con is None:
         return
     matches = q.match_list(con)
     if matches.empty:
         return
+    state = st.session_state
     ids = list(matches["match_id"])
     labels = dict(zip(matches["match_id"], matches["label"], strict=True))
     wanted = st.query_params.get("match")
     if wanted and wanted not in ids:  # a dealer code or name in the URL
         hit = matches[(matches["dealer_code"] == wanted) | (matches["dealer_name"] == wanted)]
         wanted = hit["match_id"].iloc[0] if not hit.empty else None
-    if "filter.match" not in st.session_state or st.session_state["filter.match"] not in ids:
-        st.session_state["filter.match"] = wanted if wanted in ids else ids[0]
-    st.sidebar.selectbox("Match", ids, key="filter.match", format_func=lambda m: labels.get(m, m))
-    names = q.player_names(con, st.session_state["filter.match"])
-    options = ["(all players)", *names]
-    if st.session_state.get("filter.player") not in options:
-        st.session_state["filter.player"] = "(all players)"
-    st.sidebar.selectbox("Player", options, key="filter.player", format_func=lambda p: names.get(p, p))
-    st.query_params["match"] = st.session_state["filter.match"]
+    if wanted in ids and wanted != state.get("filter.match_url"):  # a link or a typed URL
+        state["filter.match"] = wanted
+    if state.get("filter.match") not in ids:
+        state["filter.match"] = ids[0]
+    st.sidebar.selectbox(_("Match"), ids, key="filter.match", format_func=lambda m: labels.get(m, m))
+    match = state["filter.match"]
+    names = q.player_names(con, match)
+    options = [ALL_PLAYERS, *names]
+    url_player = st.query_params.get("player")
+    if url_player != state.get("filter.player_url") and url_player in names:
+        state["filter.player"] = url_player
+    if state.get("filter.player") not in options:
+        state["filter.player"] = ALL_PLAYERS
+    st.sidebar.selectbox(_("Player"), options, key="filter.player",
+                         format_func=lambda p: _("(all players)") if p == ALL_PLAYERS else names.get(p, p))  # fmt: skip
+    st.query_params["match"] = state["filter.match_url"] = match
+    player = selected_player()
+    if player:
+        st.query_params["player"] = player
+    else:
+        st.query_params.pop("player", None)
+    state["filter.player_url"] = player
 
 
 def names_of(con: Any, match: str) -> dict[str, str]:
     return q.player_names(con, match)
 
 
-def browser_link(match: str, round_no: Any, seq: Any = None, turn: Any = None) -> str:
-    """A URL that opens the round browser at that point."""
-    params: dict[str, Any] = {"match": match, "round": int(round_no)}
+#: One colour per player, by join order: Okabe & Ito's colour-blind-safe palette (the card
+#: colours of the table use its vermillion/yellow/green/blue, so players take the others first).
+PLAYER_COLOURS = ["#E69F00", "#56B4E9", "#CC79A7", "#000000", "#009E73", "#0072B2", "#D55E00", "#F0E442"]
+
+
+def player_colors(con: Any, match: str) -> dict[str, str]:
+    """The fixed colour of every player of a match (the same on every page)."""
+    return {code: PLAYER_COLOURS[i % len(PLAYER_COLOURS)] for i, code in enumerate(q.player_names(con, match))}
+
+
+def name_colors(con: Any, match: str) -> dict[str, str]:
+    """The same colours keyed by player name (what the charts show)."""
+    names = q.player_names(con, match)
+    return {names.get(code, code): colour for code, colour in player_colors(con, match).items()}
+
+
+def chart_labels() -> dict[str, str]:
+    """Axis and legend titles of the charts, translated."""
+    return {"round_no": _("Round"), "count": _("Count"), "player_name": _("Player"), "cause_text": _("Cause"),
+            "total_score": _("Total score"), "code": _("Check")}  # fmt: skip
+
+
+def open_in_replayer(match: str, round_no: Any, seq: Any = None) -> None:
+    """Go to the replayer at that event, in this tab (keeps the session: filters, language)."""
+    params: dict[str, str] = {"match": str(match), "round": str(int(round_no))}
     if seq is not None and seq == seq:
-        params["seq"] = int(seq)
-    elif turn is not None and turn == turn:
-        params["turn"] = int(turn)
-    return "/round_browser?" + urlencode(params)
+        params["seq"] = str(int(seq))
+    st.switch_page("app_pages/round_browser.py", query_params=params)
 
 
-def with_links(df: Any, match_col: str = "match_id", round_col: str = "round_no", seq_col: str = "seq") -> Any:
-    """Add an 'open' column of round-browser links to a findings/penalties table."""
-    df = df.copy()
-    df.insert(0, "open", [browser_link(m, r, s) for m, r, s in zip(df[match_col], df[round_col], df[seq_col], strict=True)])
-    return df
+def selected_row(event: Any) -> int | None:
+    """The row a user clicked in a ``st.dataframe(on_select=...)`` table, if any."""
+    rows = getattr(getattr(event, "selection", None), "rows", None) or []
+    return int(rows[0]) if rows else None
 
 
-LINK_COLUMN = {"open": st.column_config.LinkColumn("open", display_text="▶ board", width="small")}
+#: Human column names for every table a page shows (translated when shown).
+COLUMN_NAMES = {
+    "match_id": N_("Match"), "dealer_name": N_("Dealer"), "dealer_code": N_("Dealer code"), "round_no": N_("Round"),
+    "turn_no": N_("Turn"), "seq": N_("Event no."), "player": N_("Player"), "player_name": N_("Player"),
+    "cause": N_("Cause"), "cards_received": N_("Cards received"), "explained_by": N_("Explained by check"),
+    "severity": N_("Severity"), "family": N_("Kind"), "code": N_("Check"), "message": N_("What happened"),
+    "expected": N_("Expected"), "actual": N_("Actual"), "penalty_seq": N_("Penalty event"),
+    "penalties": N_("Penalties"), "penalty_cards": N_("Penalty cards"), "errors": N_("Errors"),
+    "player_rule": N_("Rule breaks"), "findings": N_("Findings"), "score": N_("Round score"),
+    "total_score": N_("Total"), "won": N_("Succeeded"), "first_flag_seq": N_("First flagged event"),
+    "winner": N_("Winner"), "end_kind": N_("How it ended"), "n_turns": N_("Turns"), "first_card": N_("First card"),
+    "challenges": N_("Challenges"), "special_logic": N_("Special logic"), "shuffles": N_("Shuffle wilds"),
+    "white_wilds": N_("White wilds"), "violations": N_("Errors"), "warnings": N_("Warnings"),
+    "challenger_name": N_("Challenger"), "target_name": N_("Target"), "is_challenge": N_("Challenged"),
+    "success": N_("Succeeded"), "receiver": N_("Who drew"), "was_bluff": N_("Was a bluff"), "title": N_("Title"),
+    "title_length": N_("Title length"), "players": N_("Players"), "white_wild": N_("White wild"),
+    "rounds_played": N_("Rounds"), "cause_text": N_("Cause"), "status": N_("Status"), "started_at": N_("Started"), "rank": N_("Rank"),
+    "final_score": N_("Final score"), "cards_drawn": N_("Cards drawn"), "success_rate": N_("Success rate"),
+    "outcome": N_("Outcome"), "before_event": N_("Event before"), "count": N_("Count"), "check": N_("Check"),
+    "actions_over_4s": N_("Actions over 4 s"), "avg_round_score": N_("Average round score"),
+    "challenge_accuracy": N_("Challenge accuracy"), "challenges_won": N_("Challenges won"), "matches": N_("Matches"),
+    "matches_won": N_("Matches won"), "penalties_per_round": N_("Penalties per round"), "rounds": N_("Rounds"),
+    "think_max_ms": N_("Think time max (ms)"), "think_p50_ms": N_("Think time median (ms)"),
+    "think_p95_ms": N_("Think time p95 (ms)"), "violations_per_round": N_("Errors per round"),
+    "wd4_bluffs": N_("Wild draw 4 bluffs"), "win_rate": N_("Win rate"), "player_code": N_("Player code"),
+    "label": N_("Match"), "team": N_("Team"), "points": N_("Points"), "source": N_("File"), "line": N_("Line"),
+    "reason": N_("Reason"), "run_id": N_("Run"), "reached_round": N_("Reached in round"),
+    "advances": N_("Advances"), "rank_points": N_("Rank points"), "long_match_rank": N_("Rank in the long match"),
+    "total": N_("Total"), "rounds_won": N_("Rounds won"), "open": N_("Open"),
+}  # fmt: skip
+MISSING = "—"
 
 
-# ----------------------------------------------------------------------------- cards and board
+def with_names(text: Any, names: dict[str, str]) -> str:
+    from app.findings import with_names as _with_names
 
-CARD_CSS = """
-<style>
-.kb {font-family: system-ui, sans-serif; font-size: 14px; color: #222;}
-.kb-seats {display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 10px;}
-.kb-seat {border: 1px solid #ccc; border-radius: 8px; padding: 8px; background: #fafafa;}
-.kb-seat.actor {border: 3px solid #e07a00; background: #fff7eb;}
-.kb-seat.to-act {box-shadow: 0 0 0 2px #1d63c8 inset;}
-.kb-name {font-weight: 600;}
-.kb-meta {color: #555; font-size: 12px; margin: 2px 0 6px 0;}
-.kb-badge {display: inline-block; padding: 0 6px; border-radius: 8px; font-size: 11px; font-weight: 700; margin-left: 4px;}
-.kb-uno {background: #d62828; color: #fff;} .kb-bind {background: #6a4c93; color: #fff;} .kb-win {background: #2a9d41; color: #fff;}
-.kc {display: inline-block; min-width: 26px; height: 38px; line-height: 38px; margin: 2px; border-radius: 5px;
-     text-align: center; font-weight: 700; font-size: 13px; color: #fff; border: 1px solid #0003; padding: 0 3px;}
-.kc-red {background: #d62828;} .kc-yellow {background: #e9b500; color: #222;} .kc-green {background: #2a9d41;}
-.kc-blue {background: #1d63c8;} .kc-black {background: #222;} .kc-white {background: #fff; color: #222;}
-.kc-back {background: repeating-linear-gradient(45deg, #444, #444 4px, #666 4px, #666 8px); color: transparent;}
-.kb-center {display: flex; gap: 18px; align-items: center; margin: 10px 0; flex-wrap: wrap;}
-.kb-top .kc {min-width: 44px; height: 62px; line-height: 62px; font-size: 18px;}
-.kb-pill {background: #eee; border-radius: 10px; padding: 2px 8px;}
-</style>
-"""
-
-SYMBOL = {"skip": "⊘", "reverse": "⇄", "draw_2": "+2", "wild": "W", "wild_draw_4": "W+4",
-          "wild_shuffle": "SW", "white_wild": "WW"}  # fmt: skip
-COLOR_NAME = {"red": "red", "yellow": "yellow", "green": "green", "blue": "blue", "black": "black", "white": "white"}
+    return _with_names(text, names)
 
 
-def card_parts(label: str | None) -> tuple[str, str]:
-    if not label:
-        return "black", "?"
-    color, _, face = label.partition("-")
-    return (color if color in COLOR_NAME else "black"), SYMBOL.get(face, face)
+def readable(df: Any) -> Any:
+    """A table for people: human column names, "—" for missing text."""
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
+            out[col] = out[col].astype(object).where(out[col].notna(), MISSING)
+    return out.rename(columns={c: _(COLUMN_NAMES[c]) for c in out.columns if c in COLUMN_NAMES})
 
 
-def card_html(label: str | None, title: str | None = None) -> str:
-    color, face = card_parts(label)
-    return f'<span class="kc kc-{color}" title="{esc(title or label)}">{esc(face)}</span>'
-
-
-def card_text(label: Any) -> str:
-    """A card in words: 'blue 5', 'red skip', 'wild draw 4 (black)'."""
-    if not label or label != label:
-        return "?"
-    color, _, face = str(label).partition("-")
-    face = face.replace("_", " ")
-    return f"{color} {face}"
-
-
-POINTS = {"skip": 20, "reverse": 20, "draw_2": 20, "wild_shuffle": 40, "white_wild": 40, "wild": 50, "wild_draw_4": 50}
-
-
-def hand_points(cards: list[str]) -> int:
-    total = 0
-    for label in cards:
-        face = label.partition("-")[2]
-        total += int(face) if face.isdigit() else POINTS.get(face, 0)
-    return total
-
-
-def board_html(
-    *, seats: list[str], names: dict[str, str], hands: dict[str, list[str]], yell: dict[str, bool],
-    bind: dict[str, int], top: str | None, direction: bool | None, draw_pile: Any, discard_pile: Any,
-    pending: Any, owes_draw: Any, to_act: str | None, actor: str | None, winner: str | None,
-    perspective: str | None,
-) -> str:  # fmt: skip
-    """The table as HTML: four seats in play order, the top card, piles and pending draws."""
-    parts = [CARD_CSS, '<div class="kb"><div class="kb-seats">']
-    for i, p in enumerate(seats):
-        cards = hands.get(p, [])
-        classes = "kb-seat" + (" actor" if p == actor else "") + (" to-act" if p == to_act else "")
-        badges = ""
-        if yell.get(p):
-            badges += '<span class="kb-badge kb-uno">UNO</span>'
-        if bind.get(p):
-            badges += f'<span class="kb-badge kb-bind">bound ×{int(bind[p])}</span>'
-        if winner == p:
-            badges += '<span class="kb-badge kb-win">winner</span>'
-        hidden = perspective is not None and p != perspective
-        shown = "".join('<span class="kc kc-back">?</span>' for _ in cards) if hidden else "".join(card_html(c) for c in cards)
-        points = "" if hidden else f" · {hand_points(cards)} pts"
-        marker = " ▶ to act" if p == to_act else ""
-        parts.append(
-            f'<div class="{classes}"><div class="kb-name">{i + 1}. {esc(names.get(p, p))}{badges}</div>'
-            f'<div class="kb-meta">{esc(p)} · {len(cards)} card(s){points}{esc(marker)}</div>{shown}</div>'
-        )
-    parts.append("</div>")
-    arrow = "→ right (seat order)" if direction else "← left (reverse)" if direction is not None else ""
-    pend = f"must draw {int(pending)}" if pending else ("owes a draw" if owes_draw else "")
-    color, _ = card_parts(top)
-    parts.append(
-        f'<div class="kb-center"><div class="kb-top">Top {card_html(top)}</div>'
-        f'<span class="kb-pill">colour: {esc(color)}</span><span class="kb-pill">direction {esc(arrow)}</span>'
-        f'<span class="kb-pill">draw pile {esc(draw_pile)}</span><span class="kb-pill">discard {esc(discard_pile)}</span>'
-        + (f'<span class="kb-pill">{esc(pend)}</span>' if pend else "")
-        + "</div></div>"
-    )
-    return "".join(parts)
+def wrap_columns(columns: list[str]) -> dict[str, Any]:
+    """Column settings that show long text whole (wrapped), under their human names."""
+    return {_(COLUMN_NAMES.get(c, c)): st.column_config.TextColumn(_(COLUMN_NAMES.get(c, c)), width="large")
+            for c in columns}  # fmt: skip

@@ -67,7 +67,7 @@ def run(upload: Path, db: Path, status: Path) -> int:
     _write(status, {
         "state": "done", "records_read": report.records_read, "ingested": report.ingested,
         "duplicates": report.duplicates, "quarantined": report.quarantined, "matches": len(report.matches),
-        "accepted": report.accepted,
+        "match_ids": list(report.matches), "accepted": report.accepted,
         "issues": [[line, reason] for _, line, reason in report.issue_examples[:10]],
     })  # fmt: skip
     return 0

@@ -89,3 +89,15 @@ def bot_stats(con: Con) -> pd.DataFrame:
 
 def standings(con: Con, matches: list[str]) -> pd.DataFrame:
     return _df(con, "pages/standings", matches=matches)
+
+
+def round_findings(con: Con, match: str, round_no: int) -> pd.DataFrame:
+    return _df(con, "board/round_findings", match=match, round=round_no)
+
+
+def round_scores(con: Con, match: str, round_no: int) -> pd.DataFrame:
+    return _df(con, "board/round_scores", match=match, round=round_no)
+
+
+def player_rounds(con: Con, match: str, player: str | None = None) -> pd.DataFrame:
+    return _df(con, "pages/player_rounds", match=match, player=player)

@@ -5,31 +5,40 @@ from __future__ import annotations
 import streamlit as st
 
 from app import charts, ui
+from app.i18n import _
 from queries import dashboard as q
 
-st.title("Matches")
+st.title(_("Matches"))
 con = ui.require_data()
 matches = q.match_list(con)
 c1, c2, c3 = st.columns(3)
-c1.metric("Matches", len(matches))
-c2.metric("Rounds", int(matches["rounds_played"].sum()))
-c3.metric("Finished", int((matches["status"] == "finished").sum()))
+c1.metric(_("Matches"), len(matches))
+c2.metric(_("Rounds"), int(matches["rounds_played"].sum()))
+c3.metric(_("Finished"), int((matches["status"] == "finished").sum()))
 st.dataframe(
-    matches[["dealer_name", "dealer_code", "players", "winner", "white_wild", "rounds_played", "status", "started_at",
-             "match_id"]],
+    ui.readable(matches[["dealer_name", "dealer_code", "players", "winner", "white_wild", "rounds_played", "status",
+                         "started_at", "match_id"]]),
     hide_index=True, width="stretch", key="matches.table",
 )  # fmt: skip
 
 match = ui.selected_match()
 row = matches[matches["match_id"] == match].iloc[0]
 st.subheader(f"{ui.md(row['dealer_name'])} · {ui.md(row['dealer_code'])}")
-st.caption(f"match {match} · white wild {row['white_wild'] or 'none'} · {row['rounds_played']} rounds · {row['status']}")
-summary = q.match_summary(con, match)
-st.dataframe(
-    summary, hide_index=True, width="stretch", key="matches.players",
-    column_config={"rank": st.column_config.NumberColumn("rank", help="final rank; ties go to whoever reached the score first")},
+st.caption(_("match {match} · white wild {white} · {rounds} rounds · {status}").format(
+    match=match, white=row["white_wild"] or _("none"), rounds=row["rounds_played"], status=row["status"]))  # fmt: skip
+summary = q.match_summary(con, match).reset_index(drop=True)
+st.caption(_("Click a player to see their rounds, worst first."))
+event = st.dataframe(
+    ui.readable(summary), hide_index=True, width="stretch", key="matches.players", on_select="rerun",
+    selection_mode="single-row",
+    column_config={_("Rank"): st.column_config.NumberColumn(_("Rank"), help=_("final rank; ties go to whoever reached the score first"))},
 )  # fmt: skip
+picked = ui.selected_row(event)
+if picked is not None:
+    st.switch_page("app_pages/player_rounds.py",
+                   query_params={"match": match, "player": str(summary["player_code"].iloc[picked])})  # fmt: skip
 race = q.score_race(con, match)
 if not race.empty:
-    st.plotly_chart(charts.score_race(race), width="stretch", key="matches.race")
-st.page_link("app_pages/round_browser.py", label="Open the rounds of this match", icon=":material/style:")
+    st.plotly_chart(charts.score_race(race, _("Cumulative score by round"), ui.chart_labels(), ui.name_colors(con, match)),
+                    width="stretch", key="matches.race")  # fmt: skip
+st.page_link("app_pages/round_browser.py", label=_("Open the rounds of this match in the replayer"), icon=":material/style:")

@@ -1,30 +1,43 @@
-"""Penalties: causes by player, over rounds, each row opening its turn."""
+"""Penalties: causes by player, over rounds; a click on a row opens its event in the replayer."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from app import charts, ui
+from app.describe import cause_words
+from app.i18n import _
 from queries import dashboard as q
 
-st.title("Penalties")
+st.title(_("Penalties"))
 con = ui.require_data()
 match, player = ui.selected_match(), ui.selected_player()
 df = q.penalties(con, match, player)
 if df.empty:
-    st.success("No penalty in this selection.")
+    st.success(_("No penalty in this selection."))
     st.stop()
+colors = ui.name_colors(con, match)
 c1, c2, c3 = st.columns(3)
-c1.metric("Penalties", len(df))
-c2.metric("Cards received", int(df["cards_received"].fillna(0).sum()))
-c3.metric("Explained by a finding", f"{int(df['explained_by'].notna().sum())} / {len(df)}")
-causes = df.groupby(["cause", "player_name"]).size().reset_index(name="count").sort_values("count", ascending=False)
+c1.metric(_("Penalties"), len(df))
+c2.metric(_("Cards received"), int(df["cards_received"].fillna(0).sum()))
+c3.metric(_("Explained by a finding"), f"{int(df['explained_by'].notna().sum())} / {len(df)}")
+df = df.assign(cause_text=[cause_words(c) for c in df["cause"]])
+labels = ui.chart_labels()
 left, right = st.columns(2)
-left.plotly_chart(charts.stacked_counts(df, "cause", "player_name", "Causes by player"), width="stretch", key="pen.causes")
-right.plotly_chart(charts.histogram(df, "round_no", "player_name", "Penalties over rounds"), width="stretch", key="pen.rounds")
-cause = st.selectbox("Cause", ["(all causes)", *causes["cause"].unique()], key="pen.cause")
-table = df if cause == "(all causes)" else df[df["cause"] == cause]
-st.dataframe(
-    ui.with_links(table)[["open", "round_no", "turn_no", "seq", "player_name", "cause", "cards_received", "explained_by"]],
-    hide_index=True, width="stretch", column_config=ui.LINK_COLUMN, key="pen.table",
+left.plotly_chart(charts.ranked_bars(df, "cause_text", "player_name", _("Causes by player"), labels, colors),
+                  width="stretch", key="pen.causes")  # fmt: skip
+right.plotly_chart(charts.per_round(df, "player_name", _("Penalties per round"), labels, colors),
+                   width="stretch", key="pen.rounds")  # fmt: skip
+causes = df["cause"].value_counts()
+cause = st.selectbox(_("Cause"), ["*", *causes.index], key="pen.cause",
+                     format_func=lambda c: _("(all causes)") if c == "*" else f"{cause_words(c)} ({causes[c]})")  # fmt: skip
+table = (df if cause == "*" else df[df["cause"] == cause]).reset_index(drop=True)
+st.caption(_("Click a row to open that penalty in the replayer."))
+event = st.dataframe(
+    ui.readable(table[["round_no", "turn_no", "seq", "player_name", "cause_text", "cards_received", "explained_by"]]),
+    hide_index=True, width="stretch", key="pen.table", on_select="rerun", selection_mode="single-row",
+    column_config=ui.wrap_columns(["cause_text"]),
 )  # fmt: skip
+picked = ui.selected_row(event)
+if picked is not None:
+    ui.open_in_replayer(match, table["round_no"].iloc[picked], table["seq"].iloc[picked])

@@ -1,161 +1,178 @@
-"""Round browser: every round of a match, turn by turn, on the replayed board."""
+"""Round replayer: one round of a match stepped through in the browser, on the card table."""
 
 from __future__ import annotations
 
 import json
 
+import pandas as pd
 import streamlit as st
 
-from app import ui
-from app.describe import describe
+from app import frames, i18n, replayer, ui
+from app.describe import cause_words
+from app.findings import finding_sentence
+from app.i18n import N_, _
 from queries import dashboard as q
 
-FLAGS = {"penalty": "penalties", "challenge": "challenges", "special logic": "special_logic",
-         "shuffle wild": "shuffles", "white wild": "white_wilds", "violation": "violations"}  # fmt: skip
+SHOW = {"all": N_("all events"), "findings": N_("events with findings"), "errors": N_("events with errors"),
+        "refused": N_("refused actions"), "penalties": N_("penalties")}  # fmt: skip
 
-st.title("Round browser")
+st.title(_("Round replayer"))
 con = ui.require_data()
 match = ui.selected_match()
+player = ui.selected_player()
 names = ui.names_of(con, match)
+colors = ui.player_colors(con, match)
 rounds = q.round_index(con, match)
 if rounds.empty:
-    st.info("This match has no round yet.")
+    st.info(_("This match has no round yet."))
     st.stop()
+round_numbers = [int(r) for r in rounds["round_no"]]
+state = st.session_state
+positions: dict[str, int] = state.setdefault("rb.positions", {})  # "match/round" -> seq last shown
 
-# ---- deep link: ?match=…&round=…&turn=… or &seq=…  (applied once per URL)
+
+def _force(round_no: int, seq: int | None) -> None:
+    """Move the replayer (the next run sends a new jump token)."""
+    state[f"rb.round.{match}"] = round_no
+    state["rb.round"] = round_no
+    if seq is not None:
+        positions[f"{match}/{round_no}"] = seq
+    state["rb.token"] = state.get("rb.token", 0) + 1
+
+
+# ---- deep link ?match=…&round=…&seq=… (or &turn=…), applied once per URL
 params = st.query_params
-url_key = (params.get("round"), params.get("turn"), params.get("seq"))
-if st.session_state.get("rb.url") != url_key:
-    st.session_state["rb.url"] = url_key
-    if params.get("round", "").isdigit() and int(params["round"]) in set(rounds["round_no"]):
-        st.session_state["rb.round"] = int(params["round"])
-        st.session_state["rb.want"] = ("seq", int(params["seq"])) if params.get("seq", "").isdigit() else (
-            ("turn", int(params["turn"])) if params.get("turn", "").isdigit() else None)
+url_key = (match, params.get("round"), params.get("seq"), params.get("turn"))
+if state.get("rb.url") != url_key:
+    state["rb.url"] = url_key
+    wanted = params.get("round", "")
+    if wanted.isdigit() and int(wanted) in round_numbers:
+        seq_param, turn_param = params.get("seq", ""), params.get("turn", "")
+        state["rb.want_turn"] = int(turn_param) if turn_param.isdigit() and not seq_param.isdigit() else None
+        _force(int(wanted), int(seq_param) if seq_param.isdigit() else None)
 
-# ---- round index
-with st.expander("Rounds of this match", expanded=False):
-    f1, f2 = st.columns(2)
-    flags = f1.multiselect("Only rounds with", list(FLAGS), key="rb.flags")
-    ends = f2.multiselect("How it ended", sorted(rounds["end_kind"].unique()), key="rb.ends")
-    shown = rounds
-    for flag in flags:
-        shown = shown[shown[FLAGS[flag]] > 0]
-    if ends:
-        shown = shown[shown["end_kind"].isin(ends)]
-    st.caption(f"{len(shown)} of {len(rounds)} rounds")
-    st.dataframe(shown.drop(columns=["first_seq", "last_seq"]), hide_index=True, width="stretch", key="rb.index")
+current_round = state.get(f"rb.round.{match}")
+if current_round not in round_numbers:
+    current_round = round_numbers[0]
+if state.get("rb.round") != current_round:
+    state["rb.round"] = current_round
+flagged = q.player_rounds(con, match, player)
+flagged = flagged[(flagged["penalties"] > 0) | (flagged["player_rule"] > 0)]
+flag_rounds = sorted({int(r) for r in flagged["round_no"]})
 
-round_numbers = list(rounds["round_no"])
-if st.session_state.get("rb.round") not in round_numbers:
-    st.session_state["rb.round"] = round_numbers[0]
-round_no = st.selectbox("Round", round_numbers, key="rb.round",
-                        format_func=lambda r: f"round {r}")  # fmt: skip
+
+def _pick_round() -> None:
+    _force(int(state["rb.round"]), None)
+
+
+def _go_round(delta: int) -> None:
+    i = round_numbers.index(int(state["rb.round"]))
+    _force(round_numbers[min(max(i + delta, 0), len(round_numbers) - 1)], None)
+
+
+def _next_flagged() -> None:
+    later = [r for r in flag_rounds if r > int(state["rb.round"])] or flag_rounds
+    if later:
+        first = flagged[flagged["round_no"] == later[0]]["first_flag_seq"].dropna()
+        _force(later[0], int(first.min()) if len(first) else None)
+
+
+# ---- round navigation (one row, also on a phone)
+i_round = round_numbers.index(current_round)
+nav = st.container(horizontal=True, vertical_alignment="bottom", gap="small")
+nav.button("◀", key="rb.prev_round", help=_("Previous round"), on_click=_go_round, args=(-1,), disabled=i_round == 0)
+nav.selectbox(_("Round"), round_numbers, key="rb.round", on_change=_pick_round, width=130,
+              format_func=lambda r: _("round {n}").format(n=r), label_visibility="collapsed")  # fmt: skip
+nav.button("▶", key="rb.next_round", help=_("Next round"), on_click=_go_round, args=(1,),
+           disabled=i_round == len(round_numbers) - 1)  # fmt: skip
+nav.button(_("Next flagged round"), key="rb.next_flagged", icon=":material/flag:", on_click=_next_flagged,
+           disabled=not flag_rounds,
+           help=_("The next round where the selected player (or anyone) was penalised or broke a rule"))  # fmt: skip
+show = nav.selectbox(_("Show"), list(SHOW), key="rb.show", format_func=lambda k: _(SHOW[k]), width=200,
+                     label_visibility="collapsed")  # fmt: skip
+
+round_no = current_round
 info = q.round_info(con, match, round_no) or {}
-seats = json.loads(info.get("play_order") or "[]")
 events = q.round_events(con, match, round_no)
 if len(events) >= q.ROUND_EVENTS_LIMIT:
-    st.warning(f"This round has more than {q.ROUND_EVENTS_LIMIT:,} events; the browser shows the first "
-               f"{q.ROUND_EVENTS_LIMIT:,}. Query the `events` table for the rest.")  # fmt: skip
-
-# ---- event filters
-c1, c2, c3 = st.columns([3, 2, 2])
-types = c1.multiselect("Event types", ui.EVENT_TYPES, default=ui.EVENT_TYPES, key="rb.types")
-who = c2.selectbox("Player", ["(anyone)", *seats], key="rb.who", format_func=lambda p: names.get(p, p))
-only = c3.selectbox("Show", ["all events", "events with findings", "events with errors", "penalties"], key="rb.only")
-mask = events["event"].isin(types)
-if who != "(anyone)":
-    mask &= (events["actor"] == who) | (events["target"] == who)
-if only == "events with findings":
-    mask &= events["findings"] > 0
-elif only == "events with errors":
-    mask &= events["errors"] > 0
-elif only == "penalties":
-    mask &= events["event"] == "penalty"
-view = events[mask].reset_index(drop=True)
-if view.empty:
-    st.warning("No event of this round matches the filters.")
-    st.stop()
-
-# ---- position: step buttons, slider, jump to turn
-last = len(view) - 1
-want = st.session_state.pop("rb.want", None)
-if want is not None:
-    kind, value = want
-    col = "seq" if kind == "seq" else "turn_no"
-    hits = view.index[view[col] >= value]
-    st.session_state["rb.pos"] = int(hits[0]) if len(hits) else last
-if st.session_state.get("rb.round_shown") != round_no:
-    st.session_state["rb.round_shown"] = round_no
-    if want is None:
-        st.session_state["rb.pos"] = 0
-pos = min(max(int(st.session_state.get("rb.pos", 0)), 0), last)
-if st.session_state.get("rb.pos") != pos:
-    st.session_state["rb.pos"] = pos
-
-
-def _step(delta: int) -> None:
-    st.session_state["rb.pos"] = min(max(st.session_state["rb.pos"] + delta, 0), last)
-
-
-def _jump() -> None:
-    hits = view.index[view["turn_no"] >= st.session_state["rb.turn"]]
-    st.session_state["rb.pos"] = int(hits[0]) if len(hits) else last
-
-
-b1, b2, b3, b4 = st.columns([1, 1, 6, 2])
-b1.button("◀ back", key="rb.prev", on_click=_step, args=(-1,), disabled=st.session_state["rb.pos"] <= 0)
-b2.button("next ▶", key="rb.next", on_click=_step, args=(1,), disabled=st.session_state["rb.pos"] >= last)
-if last > 0:
-    b3.slider("Event", 0, last, key="rb.pos", label_visibility="collapsed")
-max_turn = ui.num(events["turn_no"].max(), 1) or 1
-b4.number_input("Jump to turn", min_value=1, max_value=max(max_turn, 1), step=1, key="rb.turn", on_change=_jump)
-
-row = view.iloc[st.session_state["rb.pos"]].to_dict()
-seq = ui.num(row["seq"], 0)
-st.query_params.update({"match": match, "round": str(round_no), "seq": str(seq)})
+    st.warning(_("This round has more than {n} events; the replayer shows the first {n}. Query the `events` table "
+                 "for the rest.").format(n=f"{q.ROUND_EVENTS_LIMIT:,}"))  # fmt: skip
+found = q.round_findings(con, match, round_no)
+payload = frames.uno_round(events, info, names, colors, found, match=match, round_no=round_no)
+payload["visible"] = frames.visible(payload["frames"], show, player)
+pos_key = f"{match}/{round_no}"
+want_turn = state.pop("rb.want_turn", None)
+if want_turn is not None:
+    hit = next((f["seq"] for f in payload["frames"] if f["turn"] is not None and f["turn"] >= want_turn), None)
+    if hit is not None:
+        positions[pos_key] = hit
+start = positions.get(pos_key)
+if start is None and payload["frames"]:
+    start = payload["frames"][0]["seq"]
+payload["jump"] = {"seq": start, "token": state.get("rb.token", 0)}
+comp_key = f"rb.replayer.{match}.{round_no}"
+reported = replayer.show(payload, key=comp_key)
+if reported is not None and state.get("rb.seen") != (comp_key, reported):
+    state["rb.seen"] = (comp_key, reported)
+    positions[pos_key] = reported
+seq = positions.get(pos_key, start)
+positions[pos_key] = seq
+st.query_params.update({"match": match, "round": str(round_no), **({"seq": str(seq)} if seq is not None else {})})
 st.query_params.pop("turn", None)
-st.session_state["rb.url"] = (str(round_no), None, str(seq))  # our own URL is not a new deep link
+state["rb.url"] = (match, str(round_no), str(seq) if seq is not None else None, None)  # our own URL is no new link
 
-# ---- the board
-actor = row["actor"] if isinstance(row["actor"], str) else row["target"] if isinstance(row["target"], str) else None
-turn_no = ui.num(row["turn_no"])
-turn_label = f"turn {turn_no}" if turn_no is not None else "before the first turn"
-st.markdown(f"**Round {round_no} · {turn_label} · event {st.session_state['rb.pos'] + 1}/{len(view)} · seq {seq} · {ui.code(row['event'])}**")
-st.text(describe(row, names))
-v1, v2 = st.columns([2, 5])
-perspective = v1.selectbox("View as", ["(organizer: all hands)", *seats], key="rb.view",
-                           format_func=lambda p: names.get(p, p))  # fmt: skip
-hands = json.loads(row["hands"]) if isinstance(row["hands"], str) else {}
-st.html(ui.board_html(
-    seats=seats or list(hands), names=names, hands=hands,
-    yell=json.loads(row["yell"]) if isinstance(row["yell"], str) else {},
-    bind=json.loads(row["bind"]) if isinstance(row["bind"], str) else {},
-    top=row["top"] if isinstance(row["top"], str) else None,
-    direction=ui.flag(row["direction"]),
-    draw_pile=ui.num(row["draw_pile"], "?"), discard_pile=ui.num(row["discard_pile"], "?"),
-    pending=ui.num(row["pending"], 0), owes_draw=bool(ui.flag(row["owes_draw"])),
-    to_act=row["to_act"] if isinstance(row["to_act"], str) else None, actor=actor,
-    winner=info.get("winner") if row["event"] == "finish-turn" else None,
-    perspective=None if perspective not in seats else perspective,
-))  # fmt: skip
+# ---- scores of the round, like the dealer's page (対戦得点 / 累計)
+scores = q.round_scores(con, match, round_no)
+if scores["score"].notna().any():
+    table = {
+        _("Round score"): {names.get(r.player_code, r.player_code): ui.num(r.score) for r in scores.itertuples()},
+        _("Total"): {names.get(r.player_code, r.player_code): ui.num(r.total_score) for r in scores.itertuples()},
+    }
+    st.dataframe(ui.readable(pd.DataFrame(table).T), width="stretch", key="rb.scores")
 
-findings = q.event_findings(con, match, seq)
-if not findings.empty:
-    st.markdown("**Validator findings at this event**")
-    st.dataframe(findings, hide_index=True, width="stretch", key="rb.findings")
-with st.expander("Raw event (as read from the log)"):
-    raw = q.raw_event(con, match, seq)
+# ---- the current event in detail (follows the replayer)
+cols = st.columns([3, 2])
+row = events[events["seq"] == seq].to_dict("records") if seq is not None else []
+here = found[(found["seq"] == seq) | (found["penalty_seq"] == seq)] if seq is not None else found.iloc[0:0]
+with cols[0]:
+    if not here.empty:
+        st.markdown(f"**{_('Findings at this event')}**")
+        detail = here.assign(
+            player=[names.get(p, p) if isinstance(p, str) else None for p in here["player"]],
+            message=[finding_sentence(f, names) for f in here.to_dict("records")],
+            expected=[cause_words(x) if isinstance(x, str) else x for x in here["expected"]],
+        )[["severity", "code", "player", "message", "expected", "actual"]]
+        st.dataframe(ui.readable(detail), hide_index=True, width="stretch", key="rb.findings",
+                     column_config=ui.wrap_columns(["message", "expected", "actual"]))  # fmt: skip
+with cols[1], st.expander(_("Raw event (as read from the log)")):
+    raw = q.raw_event(con, match, seq) if seq is not None else None
     if raw:
-        st.caption(f"{raw['source']} · line {raw['line']}")
+        st.caption(_("{source} · line {line}").format(source=raw["source"], line=raw["line"]))
         try:
             st.json(json.loads(raw["raw"]), expanded=2)
         except ValueError:
             st.code(raw["raw"])
 
-st.markdown("**Events**")
-listing = view.assign(
-    who=[names.get(a, a) if isinstance(a, str) else names.get(t, t) if isinstance(t, str) else "dealer"
-         for a, t in zip(view["actor"], view["target"], strict=True)],
-    what=[describe(r, names) for r in view.to_dict("records")],
-)[["seq", "turn_no", "event", "who", "what", "errors", "findings"]]
-st.dataframe(listing, hide_index=True, width="stretch", height=300, key="rb.events")
+
+# ---- a replay to share
+def _round_file() -> str:
+    with i18n.using(lang):
+        return replayer.standalone_html(payload | {"visible": None},
+                                        title=_("Kifu replay · round {n}").format(n=round_no), lang=lang)  # fmt: skip
+
+
+def _match_file() -> str:
+    with i18n.using(lang):
+        every = [frames.uno_round(q.round_events(con, match, r), q.round_info(con, match, r) or {}, names, colors,
+                                  q.round_findings(con, match, r), match=match, round_no=r) for r in round_numbers]  # fmt: skip
+        return replayer.standalone_html({"rounds": every}, title=_("Kifu replay · {n} rounds").format(n=len(every)),
+                                        lang=lang)  # fmt: skip
+
+
+lang = i18n.current()
+dl = st.container(horizontal=True)
+dl.download_button(_("Download this round as one HTML file"), data=_round_file, file_name=f"kifu-round-{round_no}.html",
+                   mime="text/html", icon=":material/download:", key="rb.dl_round", on_click="ignore")  # fmt: skip
+dl.download_button(_("Download the whole match as one HTML file"), data=_match_file,
+                   file_name=f"kifu-match-{match[:12]}.html", mime="text/html", icon=":material/download:",
+                   key="rb.dl_match", on_click="ignore")  # fmt: skip

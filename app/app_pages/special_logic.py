@@ -5,30 +5,37 @@ from __future__ import annotations
 import streamlit as st
 
 from app import charts, ui
+from app.i18n import _
 from queries import dashboard as q
 
 LIMIT = 10
 
-st.title("Special logic")
+st.title(_("Special logic"))
 con = ui.require_data()
 match, player = ui.selected_match(), ui.selected_player()
 df = q.special_logic(con, match, player)
 if df.empty:
-    st.info("No special logic fired in this selection.")
+    st.info(_("No special logic fired in this selection."))
     st.stop()
 accepted = df[df["outcome"] == "accepted"]
 c1, c2, c3 = st.columns(3)
-c1.metric("Firings", len(df))
-c2.metric("Accepted", len(accepted))
+c1.metric(_("Firings"), len(df))
+c2.metric(_("Accepted"), len(accepted))
 per_round = accepted.groupby(["round_no", "player_name"]).size()
-c3.metric("Most in one round (limit 10)", int(per_round.max()) if len(per_round) else 0)
+c3.metric(_("Most in one round (limit 10)"), int(per_round.max()) if len(per_round) else 0)
 titles = df.groupby(["player_name", "title", "outcome"], dropna=False).size().reset_index(name="count")
-st.dataframe(titles.sort_values("count", ascending=False), hide_index=True, width="stretch", key="sl.titles")
-st.plotly_chart(charts.histogram(df, "round_no", "player_name", "Firings per round"), width="stretch", key="sl.rounds")
+st.dataframe(ui.readable(titles.sort_values("count", ascending=False)), hide_index=True, width="stretch", key="sl.titles")
+st.plotly_chart(charts.per_round(df, "player_name", _("Firings per round"), ui.chart_labels(), ui.name_colors(con, match)),
+                width="stretch", key="sl.rounds")  # fmt: skip
 over = per_round[per_round > LIMIT]
 if len(over):
-    st.warning(f"{len(over)} player-round(s) over the limit of {LIMIT} accepted special logics.")
-st.dataframe(
-    ui.with_links(df)[["open", "round_no", "turn_no", "player_name", "title", "title_length", "outcome", "before_event"]],
-    hide_index=True, width="stretch", column_config=ui.LINK_COLUMN, key="sl.table",
+    st.warning(_("{n} player-round(s) over the limit of {limit} accepted special logics.").format(n=len(over), limit=LIMIT))
+st.caption(_("Click a row to open that firing in the replayer."))
+table = df.reset_index(drop=True)
+event = st.dataframe(
+    ui.readable(table[["round_no", "turn_no", "player_name", "title", "title_length", "outcome", "before_event"]]),
+    hide_index=True, width="stretch", key="sl.table", on_select="rerun", selection_mode="single-row",
 )  # fmt: skip
+picked = ui.selected_row(event)
+if picked is not None:
+    ui.open_in_replayer(match, table["round_no"].iloc[picked], table["seq"].iloc[picked])

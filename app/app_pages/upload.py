@@ -7,39 +7,61 @@ import time
 import streamlit as st
 
 from app import ui, uploads
+from app.i18n import _
+from queries import dashboard as q
 
-st.title("Upload a log")
+st.title(_("Upload a log"))
 mode = uploads.policy()
 if mode == "off":
-    st.info(
+    st.info(_(
         "Uploading is off on this server: it is reachable from other machines and no upload token is set. "
         "Whoever runs it can allow uploads with `kifu serve --allow-upload` or an upload token "
         "(`--upload-token-file` or `KIFU_UPLOAD_TOKEN`)."
-    )
+    ))  # fmt: skip
     st.stop()
 limit = int(st.get_option("server.maxUploadSize"))
-st.markdown(
-    f"Upload a dealer log file — the download of the dealer's log page (JSON lines), a `mongoexport` "
-    f"of the `activities` collection, or a JSON array; gzip is fine. **Limit: {limit} MB per file.** "
+st.markdown(_(
+    "Upload a dealer log file — the download of the dealer's log page (JSON lines), a `mongoexport` "
+    "of the `activities` collection, or a JSON array; gzip is fine. **Limit: {limit} MB per file.** "
     "The file is ingested and validated into the dashboard's database, then deleted (its records stay in "
     "the database); re-uploading a log adds nothing."
-)
+).format(limit=limit))  # fmt: skip
 if mode == "token":
-    given = st.text_input("Upload token", type="password", key="up.token")
+    given = st.text_input(_("Upload token"), type="password", key="up.token")
     if not uploads.token_ok(given):
         if given:
-            st.error("That is not this server's upload token.")
+            st.error(_("That is not this server's upload token."))
         st.stop()
-uploaded = st.file_uploader("Dealer log", type=None, key="up.file")
-if uploaded is not None and st.button("Ingest", type="primary", key="up.go"):
+
+
+def _added() -> None:
+    """What the last upload added: each match named, with a link into the replayer."""
+    done = st.session_state.get("up.added")
+    if not done:
+        return
+    con = ui.connect()
+    if con is None:
+        return
+    matches = q.match_list(con)
+    labels = dict(zip(matches["match_id"], matches["label"], strict=True))
+    for m in done:
+        if m in labels:
+            c1, c2 = st.columns([3, 1])
+            c1.markdown(_("Added or updated: **{label}**").format(label=ui.md(labels[m])))
+            if c2.button(_("Open in the replayer"), key=f"up.open.{m}", icon=":material/play_arrow:"):
+                st.switch_page("app_pages/round_browser.py", query_params={"match": m})
+
+
+uploaded = st.file_uploader(_("Dealer log"), type=None, key="up.file")
+if uploaded is not None and st.button(_("Ingest"), type="primary", key="up.go"):
     try:
         target = uploads.save(uploaded.name, uploaded.getbuffer())
     except uploads.UploadRefused as exc:
-        st.error(f"Could not take {ui.md(uploaded.name)}: {ui.md(exc)}")
+        st.error(_("Could not take {name}: {why}").format(name=ui.md(uploaded.name), why=ui.md(exc)))
         st.stop()
     proc, status_file = uploads.start_ingest(target)
-    bar = st.progress(0.0, text="ingesting…")
-    with st.spinner("Ingesting and validating…"):
+    bar = st.progress(0.0, text=_("ingesting…"))
+    with st.spinner(_("Ingesting and validating…")):
         while True:
             status = uploads.read_status(status_file)
             state = status.get("state")
@@ -48,25 +70,34 @@ if uploaded is not None and st.button("Ingest", type="primary", key="up.go"):
                 status = uploads.read_status(status_file)
                 break
             if state == "waiting":
-                bar.progress(0.0, text="waiting for another ingest to finish…")
+                bar.progress(0.0, text=_("waiting for another ingest to finish…"))
             elif state == "running":
                 done, total = int(status.get("done", 0)), max(int(status.get("total", 1)), 1)
-                bar.progress(min(done / total, 1.0), text=f"ingesting… {done / 1e6:.1f} of {total / 1e6:.1f} MB")
+                bar.progress(min(done / total, 1.0), text=_("ingesting… {done:.1f} of {total:.1f} MB").format(
+                    done=done / 1e6, total=total / 1e6))  # fmt: skip
             time.sleep(0.25)
     status_file.unlink(missing_ok=True)
     target.unlink(missing_ok=True)
-    bar.progress(1.0, text="done")
+    bar.progress(1.0, text=_("done"))
     if status.get("state") != "done":
-        st.error(f"Could not ingest {ui.md(uploaded.name)}: {ui.md(status.get('error') or 'the ingest stopped')}")
+        st.error(_("Could not ingest {name}: {why}").format(
+            name=ui.md(uploaded.name), why=ui.md(status.get("error") or _("the ingest stopped"))))  # fmt: skip
         st.stop()
+    st.session_state["up.report"] = status
+    if status.get("accepted") and status.get("match_ids"):
+        st.session_state["up.added"] = list(status["match_ids"])
+        st.query_params["match"] = status["match_ids"][0]  # the sidebar follows the URL
+    st.rerun()  # the sidebar lists the new match at once
+
+status = st.session_state.get("up.report")
+if status:
     if status.get("accepted"):
-        st.success(
-            f"{status['records_read']:,} records · {status['ingested']:,} new events · "
-            f"{status['duplicates']:,} already present · {status['quarantined']:,} quarantined · "
-            f"{status['matches']} match(es)."
-        )
+        st.success(_("{read} records · {new} new events · {dup} already present · {bad} quarantined · {n} match(es).").format(
+            read=f"{status['records_read']:,}", new=f"{status['ingested']:,}", dup=f"{status['duplicates']:,}",
+            bad=f"{status['quarantined']:,}", n=status["matches"]))  # fmt: skip
     else:
-        st.error(f"Nothing in {ui.md(uploaded.name)} could be ingested ({status['quarantined']:,} record(s) "
-                 "quarantined; see the Violations page → Load issues).")  # fmt: skip
+        st.error(_("Nothing in the file could be ingested ({n} record(s) quarantined; see the Violations page → "
+                   "Load issues).").format(n=f"{status['quarantined']:,}"))  # fmt: skip
     for line, reason in status.get("issues", []):
-        st.text(f"line {line}: {reason}")
+        st.text(_("line {line}: {reason}").format(line=line, reason=reason))
+    _added()

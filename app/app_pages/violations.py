@@ -5,34 +5,51 @@ from __future__ import annotations
 import streamlit as st
 
 from app import charts, ui
+from app.findings import check_title, finding_sentence
+from app.i18n import N_, _
 from queries import dashboard as q
 from queries import overview
 
-st.title("Violations")
+FAMILIES = {"*": N_("(all)"), "player-rule": N_("player-rule: the bot broke a rule"),
+            "dealer-judgement": N_("dealer-judgement: the dealer's decision differs from the rules"),
+            "consistency": N_("consistency: the log and the replay differ")}  # fmt: skip
+SEVERITIES = {"*": N_("(all)"), "error": N_("error"), "warning": N_("warning"), "info": N_("info")}
+
+st.title(_("Violations"))
 con = ui.require_data()
 match, player = ui.selected_match(), ui.selected_player()
+names = ui.names_of(con, match)
 f1, f2 = st.columns(2)
-family = f1.selectbox("Family", ["(all)", "player-rule", "dealer-judgement", "consistency"], key="vio.family")
-severity = f2.selectbox("Severity", ["(all)", "error", "warning", "info"], key="vio.severity")
-df = q.violations(con, match, player, None if family == "(all)" else family, None if severity == "(all)" else severity)
+family = f1.selectbox(_("Family"), list(FAMILIES), key="vio.family", format_func=lambda k: _(FAMILIES[k]))
+severity = f2.selectbox(_("Severity"), list(SEVERITIES), key="vio.severity", format_func=lambda k: _(SEVERITIES[k]))
+df = q.violations(con, match, player, None if family == "*" else family, None if severity == "*" else severity)
 if df.empty:
-    st.success("No finding in this selection.")
+    st.success(_("No finding in this selection."))
 else:
-    counts = df.groupby(["family", "code", "severity"]).size().reset_index(name="count").sort_values("count", ascending=False)
+    df = df.assign(check=[f"{c} — {check_title(c)}" for c in df["code"]])
+    counts = df.groupby(["check", "severity"]).size().reset_index(name="count").sort_values("count", ascending=False)
     left, right = st.columns([2, 3])
-    left.dataframe(counts, hide_index=True, width="stretch", key="vio.counts")
-    right.plotly_chart(charts.stacked_counts(df, "code", "player_name", "Findings by code and player"),
-                       width="stretch", key="vio.chart")  # fmt: skip
-    code = st.selectbox("Code", ["(all codes)", *counts["code"]], key="vio.code")
-    table = df if code == "(all codes)" else df[df["code"] == code]
-    st.dataframe(
-        ui.with_links(table)[["open", "severity", "family", "code", "player_name", "round_no", "turn_no", "message",
-                              "expected", "actual", "penalty_seq"]],
-        hide_index=True, width="stretch", column_config=ui.LINK_COLUMN, key="vio.table",
+    left.dataframe(ui.readable(counts), hide_index=True, width="stretch", key="vio.counts",
+                   column_config=ui.wrap_columns(["check"]))  # fmt: skip
+    right.plotly_chart(charts.ranked_bars(df, "code", "player_name", _("Findings by check and player"), ui.chart_labels(),
+                                          ui.name_colors(con, match)), width="stretch", key="vio.chart")  # fmt: skip
+    code = st.selectbox(_("Check"), ["*", *counts.drop_duplicates("check")["check"]], key="vio.code",
+                        format_func=lambda c: _("(all checks)") if c == "*" else c)  # fmt: skip
+    table = (df if code == "*" else df[df["check"] == code]).reset_index(drop=True)
+    table = table.assign(message=[finding_sentence(f, names) for f in table.to_dict("records")])
+    st.caption(_("Click a row to open that event in the replayer."))
+    event = st.dataframe(
+        ui.readable(table[["severity", "code", "player_name", "round_no", "turn_no", "message", "expected", "actual"]]),
+        hide_index=True, width="stretch", key="vio.table", on_select="rerun", selection_mode="single-row",
+        column_config=ui.wrap_columns(["message", "expected", "actual"]),
     )  # fmt: skip
-st.subheader("Load issues")
+    picked = ui.selected_row(event)
+    if picked is not None and ui.num(table["seq"].iloc[picked]) is not None \
+            and ui.num(table["round_no"].iloc[picked]) is not None:
+        ui.open_in_replayer(match, table["round_no"].iloc[picked], table["seq"].iloc[picked])
+st.subheader(_("Load issues"))
 issues = overview.load_issues(con)
 if issues.empty:
-    st.caption("Every ingested record was usable.")
+    st.caption(_("Every ingested record was usable."))
 else:
-    st.dataframe(issues, hide_index=True, width="stretch", key="vio.issues")
+    st.dataframe(ui.readable(issues), hide_index=True, width="stretch", key="vio.issues")

@@ -1,0 +1,108 @@
+"""The round replayer: a round's frames sent to the browser once, stepped there.
+
+The replayer is game-neutral (controls, headline, findings, event list, keys, autoplay); each
+game registers a board renderer in JavaScript (``KifuReplayer.renderers[game]``, see
+``uno.js``).  In the dashboard it is a Streamlit v2 component (our own HTML/JS/CSS, bundled
+here, no CDN); :func:`standalone_html` puts the same code and one round's data into a single
+file that opens with no server and no network.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+#: Board renderers bundled with Kifu, one JavaScript file per game.
+RENDERERS = {"algori-uno": "uno.js"}
+
+
+def _read(name: str) -> str:
+    return (HERE / name).read_text(encoding="utf-8")
+
+
+@cache
+def script() -> str:
+    """The replayer core followed by every game's board renderer (plain script, no modules)."""
+    return "\n".join([_read("replayer.js"), *(_read(f) for f in RENDERERS.values())])
+
+
+@cache
+def style() -> str:
+    return _read("replayer.css")
+
+
+_MOUNT = """
+export default function (component) {
+  const { data, parentElement, setStateValue } = component;
+  let host = parentElement.querySelector(".kifu-replayer-host");
+  if (!host) {
+    host = document.createElement("div");
+    host.className = "kifu-replayer-host";
+    parentElement.appendChild(host);
+  }
+  if (!host.__kifu) {
+    host.__kifu = KifuReplayer.mount(host, data, (seq) => setStateValue("seq", seq));
+  } else {
+    host.__kifu.update(data);
+  }
+  return () => { if (host.__kifu) { host.__kifu.destroy(); host.__kifu = null; } };
+}
+"""
+
+
+@cache
+def _component() -> Callable[..., Any]:
+    import streamlit as st
+
+    return st.components.v2.component("kifu_replayer", js=script() + _MOUNT, css=style())  # type: ignore[no-any-return]
+
+
+def show(payload: dict[str, Any], *, key: str) -> int | None:
+    """Mount the replayer; returns the seq the user last stepped to (None before any step)."""
+    result = _component()(data=payload, key=key, default={"seq": None}, on_seq_change=lambda: None)
+    seq = getattr(result, "seq", None)
+    return int(seq) if isinstance(seq, int | float) else None
+
+
+def json_for_script(payload: Any) -> str:
+    """JSON that is safe inside a <script> element (no '</script>', no HTML comment openers)."""
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") \
+        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")  # fmt: skip
+
+
+def standalone_html(payload: dict[str, Any], *, title: str, lang: str = "en") -> str:
+    """One self-contained HTML file: the replayer, its styles and this round's data."""
+    from html import escape
+
+    return f"""<!doctype html>
+<html lang="{escape(lang)}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{escape(title)}</title>
+<style>body {{ margin: 12px; background: #fff; }} h1 {{ font: 600 18px system-ui, sans-serif; margin: 0 0 8px 0; }}
+{style()}</style></head>
+<body><h1>{escape(title)}</h1><div id="kifu-replay"></div>
+<script id="kifu-data" type="application/json">{json_for_script(payload)}</script>
+<script>
+{script()}
+(() => {{
+  const data = JSON.parse(document.getElementById("kifu-data").textContent);
+  const host = document.getElementById("kifu-replay");
+  const rounds = Array.isArray(data.rounds) ? data.rounds : [data];
+  if (rounds.length === 1) {{ KifuReplayer.mount(host, rounds[0], null); return; }}
+  const pick = document.createElement("select");
+  pick.setAttribute("aria-label", rounds[0].labels.round || "round");
+  rounds.forEach((r, i) => {{ const o = document.createElement("option"); o.value = String(i);
+    o.textContent = (r.labels.round || "round") + " " + r.round; pick.appendChild(o); }});
+  const box = document.createElement("div");
+  host.append(pick, box);
+  let player = KifuReplayer.mount(box, rounds[0], null);
+  pick.addEventListener("change", () => {{ player.destroy(); box.replaceChildren();
+    player = KifuReplayer.mount(box, rounds[parseInt(pick.value, 10)], null); }});
+}})();
+</script></body></html>
+"""

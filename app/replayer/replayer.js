@@ -1,0 +1,249 @@
+/* Kifu round replayer: steps through a round's frames in the browser, no server round trip.
+ *
+ * data = {id, game, labels, players: [{code, name, color}], frames: [{seq, turn, event, label, who,
+ *         sentence, refused, findings: [{severity, code, text}], board}], visible: [frame index],
+ *         jump: {seq, token}, speeds: [...]}
+ * A game plugs in its board with KifuReplayer.renderers[game] = (frame, ctx) => Element.
+ * Every text from a log goes through textContent, never innerHTML.
+ */
+const KifuReplayer = (() => {
+  const renderers = {};
+  const SKELETON = `
+<div class="kr" tabindex="-1">
+  <div class="kr-head"><div class="kr-title"></div><div class="kr-sentence"></div><ul class="kr-findings"></ul></div>
+  <div class="kr-controls">
+    <button type="button" class="kr-first" data-act="first"></button>
+    <button type="button" class="kr-back" data-act="back"></button>
+    <button type="button" class="kr-next" data-act="next"></button>
+    <button type="button" class="kr-last" data-act="last"></button>
+    <button type="button" class="kr-play" data-act="play"></button>
+    <select class="kr-speed"></select>
+    <input type="range" class="kr-range" min="1" value="1">
+    <span class="kr-pos"></span>
+    <select class="kr-view"></select>
+  </div>
+  <div class="kr-main"><div class="kr-board"></div><ol class="kr-list"></ol></div>
+</div>`;
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  function mount(root, data, report) {
+    root.innerHTML = SKELETON;
+    const $ = (s) => root.querySelector(s);
+    const ui = {
+      box: $(".kr"), title: $(".kr-title"), sentence: $(".kr-sentence"), findings: $(".kr-findings"),
+      board: $(".kr-board"), list: $(".kr-list"), range: $(".kr-range"), pos: $(".kr-pos"),
+      speed: $(".kr-speed"), view: $(".kr-view"), play: $(".kr-play"),
+      back: $(".kr-back"), next: $(".kr-next"), first: $(".kr-first"), last: $(".kr-last"),
+    };
+    const st = { data: null, visible: [], at: 0, timer: null, token: null, perspective: "", items: [], reportTimer: null };
+
+    function L(k) { return (st.data.labels && st.data.labels[k]) || k; }
+
+    function setData(d) {
+      const fresh = !st.data || st.data.id !== d.id;
+      const oldSeq = st.data && st.visible.length ? st.data.frames[st.visible[st.at]].seq : null;
+      st.data = d;
+      st.visible = Array.isArray(d.visible) ? d.visible : d.frames.map((_, i) => i);
+      if (fresh) { labelControls(); buildViewChoices(); }
+      buildList();
+      const jump = d.jump || {};
+      if (fresh || jump.token !== st.token) {
+        st.token = jump.token;
+        goSeq(jump.seq, false);
+      } else {
+        goSeq(oldSeq, false);  // filters changed: keep the event when it still shows, else the nearest
+      }
+    }
+
+    function labelControls() {
+      ui.first.textContent = "⇤"; ui.first.title = L("first") + " (Home)"; ui.first.setAttribute("aria-label", L("first"));
+      ui.back.textContent = "◀ " + L("back"); ui.back.title = L("back") + " (←)";
+      ui.next.textContent = L("next") + " ▶"; ui.next.title = L("next") + " (→)";
+      ui.last.textContent = "⇥"; ui.last.title = L("last") + " (End)"; ui.last.setAttribute("aria-label", L("last"));
+      ui.speed.replaceChildren();
+      for (const s of (st.data.speeds || [0.5, 1, 2, 4, 8])) {
+        const o = el("option", null, s + "×"); o.value = String(s); if (s === 2) o.selected = true; ui.speed.appendChild(o);
+      }
+      ui.speed.title = L("speed"); ui.speed.setAttribute("aria-label", L("speed"));
+      ui.range.setAttribute("aria-label", L("event"));
+      setPlaying(false);
+    }
+
+    function buildViewChoices() {
+      ui.view.replaceChildren();
+      const all = el("option", null, L("view_all")); all.value = ""; ui.view.appendChild(all);
+      for (const p of st.data.players || []) {
+        const o = el("option", null, L("view_as") + " " + p.name); o.value = p.code; ui.view.appendChild(o);
+      }
+      ui.view.value = st.perspective;
+      ui.view.title = L("view"); ui.view.setAttribute("aria-label", L("view"));
+    }
+
+    function buildList() {
+      ui.list.replaceChildren();
+      st.items = [];
+      const frames = st.data.frames;
+      st.visible.forEach((fi, k) => {
+        const f = frames[fi];
+        const li = el("li");
+        li.tabIndex = -1;
+        li.dataset.k = String(k);
+        li.dataset.seq = String(f.seq);
+        if (f.refused) li.classList.add("refused");
+        const n = el("span", "n", f.turn === null || f.turn === undefined ? "–" : String(f.turn));
+        const what = el("span", "what");
+        const errors = f.findings.filter((x) => x.severity === "error").length;
+        const warnings = f.findings.filter((x) => x.severity === "warning").length;
+        if (errors) what.appendChild(el("span", "flag-error", "● "));
+        else if (warnings) what.appendChild(el("span", "flag-warning", "● "));
+        what.appendChild(document.createTextNode((f.label || f.event) + (f.who ? " · " + f.who : "")));
+        li.title = f.sentence;
+        li.append(n, what);
+        ui.list.appendChild(li);
+        st.items.push(li);
+      });
+      ui.range.max = String(Math.max(st.visible.length, 1));
+      ui.range.disabled = st.visible.length <= 1;
+    }
+
+    function goSeq(seq, user) {
+      if (!st.visible.length) { show(0, user); return; }
+      let best = 0;
+      if (seq !== null && seq !== undefined) {
+        const frames = st.data.frames;
+        let bestD = Infinity;
+        st.visible.forEach((fi, k) => {
+          const d = Math.abs(frames[fi].seq - seq) + (frames[fi].seq < seq ? 0.5 : 0);  // ties: the later event
+          if (d < bestD) { bestD = d; best = k; }
+        });
+      }
+      show(best, user);
+    }
+
+    function show(k, user) {
+      const n = st.visible.length;
+      if (!n) {
+        ui.title.textContent = ""; ui.sentence.textContent = L("no_events"); ui.findings.replaceChildren();
+        ui.board.replaceChildren(el("div", "kr-empty", L("no_events"))); ui.pos.textContent = "0 / 0";
+        return;
+      }
+      k = Math.max(0, Math.min(n - 1, k));
+      const prevItem = st.items[st.at];
+      if (prevItem) prevItem.classList.remove("current");
+      st.at = k;
+      const f = st.data.frames[st.visible[k]];
+      // headline
+      ui.title.replaceChildren();
+      const where = [L("round") + " " + st.data.round,
+        f.turn === null || f.turn === undefined ? L("before_first_turn") : L("turn") + " " + f.turn,
+        L("event") + " " + (k + 1) + "/" + n, "seq " + f.seq];
+      ui.title.append(el("span", null, where.join(" · ")), el("span", "kr-event", f.label || f.event));
+      ui.sentence.textContent = f.sentence;
+      ui.sentence.classList.toggle("refused", !!f.refused);
+      ui.findings.replaceChildren();
+      for (const x of f.findings) {
+        const li = el("li", x.severity);
+        li.append(el("span", "code", x.code), document.createTextNode(x.text));
+        ui.findings.appendChild(li);
+      }
+      // board
+      const render = renderers[st.data.game];
+      const ctx = { players: st.data.playersByCode, labels: st.data.labels, perspective: st.perspective,
+        el, data: st.data, prev: k > 0 ? st.data.frames[st.visible[k] - 1] : null };
+      ui.board.replaceChildren(render ? render(f, ctx) : el("pre", null, JSON.stringify(f.board, null, 1)));
+      // controls and list
+      ui.range.value = String(k + 1);
+      ui.pos.textContent = (k + 1) + " / " + n;
+      ui.back.disabled = ui.first.disabled = k === 0;
+      ui.next.disabled = ui.last.disabled = k === n - 1;
+      const item = st.items[k];
+      if (item) {
+        item.classList.add("current");
+        const top = item.offsetTop - ui.list.offsetTop, bottom = top + item.offsetHeight;
+        if (top < ui.list.scrollTop) ui.list.scrollTop = top;
+        else if (bottom > ui.list.scrollTop + ui.list.clientHeight) ui.list.scrollTop = bottom - ui.list.clientHeight;
+      }
+      ui.box.dataset.seq = String(f.seq);
+      if (user) scheduleReport(f.seq);
+    }
+
+    function scheduleReport(seq) {
+      clearTimeout(st.reportTimer);
+      if (st.timer) return;  // autoplay reports when it stops
+      st.reportTimer = setTimeout(() => report && report(seq), 400);
+    }
+
+    function step(d) { show(st.at + d, true); }
+
+    function setPlaying(on) {
+      clearInterval(st.timer);
+      st.timer = null;
+      if (on) {
+        if (st.at >= st.visible.length - 1) show(0, false);
+        const speed = parseFloat(ui.speed.value) || 1;
+        st.timer = setInterval(() => {
+          if (st.at >= st.visible.length - 1) { setPlaying(false); return; }
+          show(st.at + 1, false);
+        }, 1000 / speed);
+      } else if (st.data && st.visible.length) {
+        scheduleReport(st.data.frames[st.visible[st.at]].seq);
+      }
+      ui.play.textContent = on ? "⏸ " + L("pause") : "▶ " + L("play");
+      ui.play.setAttribute("aria-pressed", on ? "true" : "false");
+      ui.box.dataset.playing = on ? "1" : "0";
+    }
+
+    function onClick(e) {
+      const act = e.target.closest && e.target.closest("[data-act]");
+      if (act) {
+        const a = act.dataset.act;
+        if (a === "back") step(-1); else if (a === "next") step(1);
+        else if (a === "first") show(0, true); else if (a === "last") show(st.visible.length - 1, true);
+        else if (a === "play") setPlaying(!st.timer);
+        return;
+      }
+      const li = e.target.closest && e.target.closest(".kr-list li");
+      if (li) { setPlaying(false); show(parseInt(li.dataset.k, 10), true); }
+    }
+
+    function onKey(e) {
+      const path = e.composedPath ? e.composedPath() : [e.target];
+      const t = path[0];
+      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+      if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName || ""))) {
+        if (t !== ui.range) return;
+      }
+      const keys = { ArrowLeft: () => step(-1), ArrowRight: () => step(1), Home: () => show(0, true),
+        End: () => show(st.visible.length - 1, true) };
+      if (keys[e.key]) { e.preventDefault(); if (st.timer) setPlaying(false); keys[e.key](); }
+    }
+
+    root.addEventListener("click", onClick);
+    ui.range.addEventListener("input", () => show(parseInt(ui.range.value, 10) - 1, true));
+    ui.speed.addEventListener("change", () => { if (st.timer) setPlaying(true); });
+    ui.view.addEventListener("change", () => { st.perspective = ui.view.value; show(st.at, false); });
+    document.addEventListener("keydown", onKey);
+
+    const api = {
+      update(d) { setData(prepare(d)); },
+      destroy() { setPlaying(false); clearTimeout(st.reportTimer); document.removeEventListener("keydown", onKey); },
+      state() { return { at: st.at, seq: st.visible.length ? st.data.frames[st.visible[st.at]].seq : null }; },
+    };
+    api.update(data);
+    return api;
+  }
+
+  function prepare(d) {
+    d.playersByCode = {};
+    for (const p of d.players || []) d.playersByCode[p.code] = p;
+    return d;
+  }
+
+  return { renderers, mount, el };
+})();
