@@ -25,7 +25,7 @@ def _language_switch() -> None:
 _language_switch()
 con = ui.connect()
 ui.sidebar_filters(con)
-st.sidebar.caption(_("Database: `{name}` · {note}").format(name=ui.md(ui.db_path().name), note=_(ui.UPLOAD_NOTE[uploads.policy()])))
+st.sidebar.caption(_("Database: {name} · {note}").format(name=ui.code(ui.db_path().name), note=_(ui.UPLOAD_NOTE[uploads.policy()])))
 
 pages = {
     _("Matches"): [

@@ -22,10 +22,10 @@ if [ ! -f "$stamp" ]; then
   touch "$stamp"
 fi
 
-if [ "$mode" = dev ] && [ ! -x /usr/bin/chromium ]; then
+if [ "$mode" = dev ] && { [ ! -x /usr/bin/chromium ] || [ ! -e /usr/share/fonts/opentype/ipafont-gothic/ipag.ttf ]; }; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "== installing Debian's chromium for the browser tests"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    echo "== installing Debian's chromium (and a Japanese font for the screenshots) for the browser tests"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-ipafont-gothic >/dev/null
   else
     echo "== /usr/bin/chromium missing and not root: browser tests will be skipped"
   fi

@@ -62,10 +62,10 @@ const KifuReplayer = (() => {
     }
 
     function labelControls() {
-      ui.first.textContent = "⇤"; ui.first.title = L("first") + " (Home)"; ui.first.setAttribute("aria-label", L("first"));
+      ui.first.textContent = "|◀"; ui.first.title = L("first") + " (Home)"; ui.first.setAttribute("aria-label", L("first"));
       ui.back.textContent = "◀ " + L("back"); ui.back.title = L("back") + " (←)";
       ui.next.textContent = L("next") + " ▶"; ui.next.title = L("next") + " (→)";
-      ui.last.textContent = "⇥"; ui.last.title = L("last") + " (End)"; ui.last.setAttribute("aria-label", L("last"));
+      ui.last.textContent = "▶|"; ui.last.title = L("last") + " (End)"; ui.last.setAttribute("aria-label", L("last"));
       ui.speed.replaceChildren();
       for (const s of (st.data.speeds || [0.5, 1, 2, 4, 8])) {
         const o = el("option", null, s + "×"); o.value = String(s); if (s === 2) o.selected = true; ui.speed.appendChild(o);
@@ -165,12 +165,19 @@ const KifuReplayer = (() => {
       const item = st.items[k];
       if (item) {
         item.classList.add("current");
-        const top = item.offsetTop - ui.list.offsetTop, bottom = top + item.offsetHeight;
-        if (top < ui.list.scrollTop) ui.list.scrollTop = top;
-        else if (bottom > ui.list.scrollTop + ui.list.clientHeight) ui.list.scrollTop = bottom - ui.list.clientHeight;
+        reveal(item);
+        requestAnimationFrame(() => reveal(item));  // first render: measure once laid out
       }
       ui.box.dataset.seq = String(f.seq);
       if (user) scheduleReport(f.seq);
+    }
+
+    function reveal(item) {
+      // scroll the event list (only the list, never the page) so the current event shows
+      const lr = ui.list.getBoundingClientRect(), ir = item.getBoundingClientRect();
+      if (!lr.height) return;
+      if (ir.top < lr.top) ui.list.scrollTop -= lr.top - ir.top;
+      else if (ir.bottom > lr.bottom) ui.list.scrollTop += ir.bottom - lr.bottom;
     }
 
     function scheduleReport(seq) {
