@@ -176,7 +176,7 @@ class Db:
             self._cur = self._cursor()
             return fn(self._cur)
         except (duckdb.Error, queries.DatabaseError, OSError):
-            st.warning("The database is being updated right now — reload the page in a moment.")
+            st.warning(_("The database is being updated right now — reload the page in a moment."))
             st.stop()
 
 
@@ -191,7 +191,7 @@ def connect() -> Db | None:
         st.error(str(exc))
         st.stop()
     except OSError:  # the file vanished between the check and the open (a swap in progress)
-        st.warning("The database is being updated right now — reload the page in a moment.")
+        st.warning(_("The database is being updated right now — reload the page in a moment."))
         st.stop()
 
 
@@ -199,10 +199,8 @@ def require_data() -> Db:
     """The connection, or an empty-state message and stop."""
     con = connect()
     if con is None or q.match_list(con).empty:
-        st.info(
-            f"No data yet in `{db_path().name}` — ingest a log (`kifu ingest LOG --db {db_path().name}`) "
-            "or upload one on the **Upload** page."
-        )
+        st.info(_("No data yet in {name} — ingest a log ({command}) or upload one on the **Upload** page.").format(
+            name=code(db_path().name), command=code(f"kifu ingest LOG --db {db_path().name}")))  # fmt: skip
         st.stop()
     return con
 
@@ -250,7 +248,7 @@ def sidebar_filters(con: Db | None) -> None:
     if state.get("filter.player") not in options:
         state["filter.player"] = ALL_PLAYERS
     st.sidebar.selectbox(_("Player"), options, key="filter.player",
-                         format_func=lambda p: _("(all players)") if p == ALL_PLAYERS else names.get(p, p))  # fmt: skip
+                         format_func=choices({ALL_PLAYERS: N_("(all players)")}, names))  # fmt: skip
     st.query_params["match"] = state["filter.match_url"] = match
     player = selected_player()
     if player:
@@ -331,6 +329,13 @@ COLUMN_NAMES = {
     "total": N_("Total"), "rounds_won": N_("Rounds won"), "open": N_("Open"),
 }  # fmt: skip
 MISSING = "—"
+
+
+def choices(labels: dict[Any, str], raw: dict[Any, str] | None = None) -> Any:
+    """A ``format_func`` for options: ``labels`` (messages) translated now, not when a widget or a test asks
+    later outside the page run; ``raw`` texts (names from a log) shown as they are."""
+    shown = {**(raw or {}), **{k: _(v) for k, v in labels.items()}}
+    return lambda k: shown.get(k, str(k))
 
 
 def with_names(text: Any, names: dict[str, str]) -> str:

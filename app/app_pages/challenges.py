@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import ui
-from app.i18n import _
+from app.i18n import N_, _
 from queries import dashboard as q
 
 st.title(_("Challenges"))
@@ -43,7 +43,7 @@ if shown.empty:
     st.info(_("No wild draw 4 was challenged or declined in this selection."))
 else:
     by = st.radio(_("Success rate by"), ["challenger", "target"], horizontal=True, key="ch.by",
-                  format_func=lambda k: _("challenger") if k == "challenger" else _("target"))  # fmt: skip
+                  format_func=ui.choices({"challenger": N_("challenger"), "target": N_("target")}))  # fmt: skip
     col = "challenger_name" if by == "challenger" else "target_name"
     made = df[df["is_challenge"] == True]  # noqa: E712
     rates = made.groupby(col).agg(challenges=("seq", "count"), won=("success", "sum"),

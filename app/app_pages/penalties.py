@@ -6,7 +6,7 @@ import streamlit as st
 
 from app import charts, ui
 from app.describe import cause_words
-from app.i18n import _
+from app.i18n import N_, _
 from queries import dashboard as q
 
 st.title(_("Penalties"))
@@ -30,7 +30,7 @@ right.plotly_chart(charts.per_round(df, "player_name", _("Penalties per round"),
                    width="stretch", key="pen.rounds")  # fmt: skip
 causes = df["cause"].value_counts()
 cause = st.selectbox(_("Cause"), ["*", *causes.index], key="pen.cause",
-                     format_func=lambda c: _("(all causes)") if c == "*" else f"{cause_words(c)} ({causes[c]})")  # fmt: skip
+                     format_func=ui.choices({"*": N_("(all causes)")}, {c: f"{cause_words(c)} ({n})" for c, n in causes.items()}))  # fmt: skip
 table = (df if cause == "*" else df[df["cause"] == cause]).reset_index(drop=True)
 st.caption(_("Click a row to open that penalty in the replayer."))
 event = st.dataframe(

@@ -82,13 +82,13 @@ i_round = round_numbers.index(current_round)
 nav = st.container(horizontal=True, vertical_alignment="bottom", gap="small")
 nav.button("◀", key="rb.prev_round", help=_("Previous round"), on_click=_go_round, args=(-1,), disabled=i_round == 0)
 nav.selectbox(_("Round"), round_numbers, key="rb.round", on_change=_pick_round, width=130,
-              format_func=lambda r: _("round {n}").format(n=r), label_visibility="collapsed")  # fmt: skip
+              format_func=lambda r, t=_("round {n}"): t.format(n=r), label_visibility="collapsed")  # fmt: skip
 nav.button("▶", key="rb.next_round", help=_("Next round"), on_click=_go_round, args=(1,),
            disabled=i_round == len(round_numbers) - 1)  # fmt: skip
 nav.button(_("Next flagged round"), key="rb.next_flagged", icon=":material/flag:", on_click=_next_flagged,
            disabled=not flag_rounds,
            help=_("The next round where the selected player (or anyone) was penalised or broke a rule"))  # fmt: skip
-show = nav.selectbox(_("Show"), list(SHOW), key="rb.show", format_func=lambda k: _(SHOW[k]), width=200,
+show = nav.selectbox(_("Show"), list(SHOW), key="rb.show", format_func=ui.choices(SHOW), width=200,
                      label_visibility="collapsed")  # fmt: skip
 
 round_no = current_round

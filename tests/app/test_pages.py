@@ -14,7 +14,8 @@ from streamlit.testing.v1 import AppTest
 from tests.app.conftest import HOSTILE, HOSTILE_TITLE
 
 PAGES = {
-    "matches": "Matches", "round_browser": "Round browser", "penalties": "Penalties", "challenges": "Challenges",
+    "matches": "Matches", "round_browser": "Round replayer", "player_rounds": "Where did my bot go wrong?",
+    "penalties": "Penalties", "challenges": "Challenges",
     "special_logic": "Special logic", "violations": "Violations", "players": "Players", "standings": "Standings",
     "upload": "Upload a log",
 }  # fmt: skip
@@ -62,108 +63,169 @@ def test_shared_filters_in_the_sidebar(app: App, sample_db: Path) -> None:
 
 def test_matches_page(app: App, sample_db: Path) -> None:
     at = app(sample_db, "matches")
-    players = table(at, "player_name", "rank")
-    assert list(players["player_name"]) == ["Alternative 4", "Alternative 3", "JS Demo", "Misbehaver"]
-    assert list(players["rank"]) == [1, 2, 3, 4]
-    assert int(players.set_index("player_name").loc["Misbehaver", "penalties"]) == 118
+    players = table(at, "Player", "Rank")
+    assert list(players["Player"]) == ["Alternative 4", "Alternative 3", "JS Demo", "Misbehaver"]
+    assert list(players["Rank"]) == [1, 2, 3, 4]
+    assert int(players.set_index("Player").loc["Misbehaver", "Penalties"]) == 118
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert len(spec["data"]) == 4 and len(values(spec["data"][0]["x"])) == 40
+    # one fixed colour per player, the same as on the replayer's table
+    assert [t["line"]["color"] for t in spec["data"]][:2] == ["#CC79A7", "#000000"]
 
 
-def _header(at: AppTest) -> str:
-    return at.markdown[0].value
+def replay(at: AppTest) -> dict[str, Any]:
+    """The data the replayer component received (its frames, the filter, the jump)."""
+    for el in at.get("bidi_component") or [e for e in at.main if getattr(getattr(e, "proto", None), "component_name", "")]:
+        if el.proto.component_name == "kifu_replayer":
+            return json.loads(el.proto.json)  # type: ignore[no-any-return]
+    raise LookupError("no replayer on the page")
 
 
-def test_round_browser_steps_through_turns(app: App, sample_db: Path) -> None:
+def shown(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [data["frames"][i] for i in data["visible"]]
+
+
+def test_replayer_gets_the_whole_round_once(app: App, sample_db: Path) -> None:
+    from tests.conftest import query
+
     at = app(sample_db, "round_browser")
-    assert _header(at).startswith("**Round 1 ·") and "event 1/" in _header(at)
-    assert "`first-player`" in _header(at)
-    at.button(key="rb.next").click().run()
-    assert "event 2/" in _header(at) and "`next-player`" in _header(at)
-    at.button(key="rb.next").click().run()
-    at.button(key="rb.prev").click().run()
-    assert "event 2/" in _header(at)
-    at.slider(key="rb.pos").set_value(10).run()
-    assert "event 11/" in _header(at)
-    at.number_input(key="rb.turn").set_value(5).run()
-    assert re.search(r"turn [5-9]", _header(at))
-    at.selectbox(key="rb.round").set_value(2).run()
-    assert _header(at).startswith("**Round 2 ·") and "event 1/" in _header(at)
+    data = replay(at)
+    n = query(sample_db, "select count(*) from events where round_no = 1")[0][0]
+    assert data["round"] == 1 and len(data["frames"]) == n and data["visible"] == list(range(n))
+    assert [p["name"] for p in data["players"]] == ["Alternative 3", "Alternative 4", "JS Demo", "Misbehaver"] or \
+        {p["name"] for p in data["players"]} == {"Alternative 3", "Alternative 4", "JS Demo", "Misbehaver"}
+    first = data["frames"][0]
+    assert first["event"] == "first-player" and first["label"] == "Round starts"
+    assert sum(len(h) for h in first["board"]["hands"].values()) == 28 and first["board"]["top"]
+    assert data["jump"]["seq"] == first["seq"]
+    assert at.query_params["round"] == "1" and at.query_params["seq"] == str(first["seq"])
+    # the round's score rows, like the dealer's page
+    scores = at.dataframe[0].value
+    assert list(scores.index) == ["Round score", "Total"]
 
 
-def test_round_browser_filters(app: App, sample_db: Path) -> None:
-    at = app(sample_db, "round_browser", round="5")
-    at.multiselect(key="rb.types").set_value(["penalty"]).run()
-    events = table(at, "who", "what")
-    assert set(events["event"]) == {"penalty"} and len(events) > 0
-    at.multiselect(key="rb.types").set_value(["play-card", "penalty"]).run()
-    at.selectbox(key="rb.only").set_value("events with errors").run()
-    errors = table(at, "who", "what")
-    assert (errors["errors"] > 0).all()
-    at.selectbox(key="rb.only").set_value("all events").run()
-    at.selectbox(key="rb.who").set_value("P-00000005").run()
-    assert set(table(at, "who", "what")["who"]) <= {"JS Demo"}
+def test_replayer_round_navigation_and_next_flagged_round(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "round_browser")
+    at.button(key="rb.next_round").click().run()
+    assert replay(at)["round"] == 2 and at.query_params["round"] == "2"
+    at.button(key="rb.prev_round").click().run()
+    assert replay(at)["round"] == 1
+    at.sidebar.selectbox(key="filter.player").set_value("P-00000006").run()
+    assert at.query_params["player"] == "P-00000006"
+    at.button(key="rb.next_flagged").click().run()
+    data = replay(at)
+    from tests.conftest import query
+
+    first_pen = query(sample_db, "select min(seq) from penalties where player = 'P-00000006' and round_no = ?",
+                      [data["round"]])[0][0]  # fmt: skip
+    assert data["round"] > 1 and data["jump"]["seq"] <= first_pen
+    flagged = [f for f in data["frames"] if f["seq"] == data["jump"]["seq"]][0]
+    assert flagged["findings"] or flagged["event"] == "penalty"
 
 
-def test_round_browser_perspective_hides_other_hands(app: App, sample_db: Path) -> None:
-    at = app(sample_db, "round_browser", round="3", seq="400")
-    board = at.get("html")[0].proto.body
-    assert 'class="kc kc-back"' not in board
-    seats = at.selectbox(key="rb.view").options[1:]
-    at.selectbox(key="rb.view").set_value(seats[0]).run()
-    board = at.get("html")[0].proto.body
-    assert board.count('class="kc kc-back"') > 0
-    assert "pts" in board  # the viewer's own hand keeps its points
-
-
-def test_round_browser_deep_link_and_raw_json(app: App, sample_db: Path) -> None:
+def test_replayer_filters_keep_the_place(app: App, sample_db: Path) -> None:
     at = app(sample_db, "round_browser", round="5", seq="650")
-    assert "seq 650" in _header(at) and "`penalty`" in _header(at)
-    assert at.text[0].value == "Penalty for Misbehaver: Card play invalid with card before. (+2 card(s))."
-    assert at.query_params["seq"] == "650" and at.query_params["round"] == "5"
-    assert table(at, "code", "penalty_seq")["code"].tolist() == ["card-legal-on-top"]
-    raw = at.get("json")[0].proto.body
-    assert '"penalty"' in raw
+    assert replay(at)["jump"]["seq"] == 650
+    at.selectbox(key="rb.show").set_value("errors").run()
+    data = replay(at)
+    assert shown(data) and all(any(x["severity"] == "error" for x in f["findings"]) for f in shown(data))
+    assert data["jump"]["seq"] == 650  # the component keeps the event, or the nearest one still shown
+    at.selectbox(key="rb.show").set_value("refused").run()
+    assert all(f["refused"] for f in shown(replay(at)))
+    at.selectbox(key="rb.show").set_value("all").run()
+    at.sidebar.selectbox(key="filter.player").set_value("P-00000005").run()
+    assert {f["actor"] for f in shown(replay(at))} <= {"P-00000005"} | {f["actor"] for f in shown(replay(at))
+                                                                        if "P-00000005" in f["gained"]}
+
+
+def test_replayer_position_survives_leaving_and_returning(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "round_browser", round="7", seq="1000")
+    at.switch_page("app_pages/penalties.py").run()
+    at.switch_page("app_pages/round_browser.py").run()
+    assert replay(at)["round"] == 7 and replay(at)["jump"]["seq"] == 1000
+
+
+def test_replayer_deep_links_by_seq_and_turn(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "round_browser", round="5", seq="650")
+    data = replay(at)
+    f = [x for x in data["frames"] if x["seq"] == 650][0]
+    assert f["event"] == "penalty" and f["sentence"] == "Penalty for Misbehaver: Card play invalid with card before. (+2 card(s))."
+    assert [x["code"] for x in f["findings"]] == ["card-legal-on-top"]
+    assert sorted(f["gained"]["P-00000006"]) and len(f["gained"]["P-00000006"]) == 2  # the two penalty cards
+    before = [x for x in data["frames"] if x["seq"] == 649][0]
+    assert before["refused"] and before["attempt"] == "blue-5"
+    assert before["sentence"].startswith("Misbehaver tries to play blue 5 — refused:")
+    assert table(at, "Check", "What happened")["Check"].tolist() == ["card-legal-on-top"]
+    assert '"penalty"' in at.get("json")[0].proto.body
     at2 = app(sample_db, "round_browser", round="5", turn="20")
-    assert "turn 20" in _header(at2)
+    data2 = replay(at2)
+    assert [x for x in data2["frames"] if x["seq"] == data2["jump"]["seq"]][0]["turn"] == 20
 
 
-def test_penalties_page_links_to_the_board(app: App, sample_db: Path) -> None:
+def test_player_rounds_worst_first(app: App, sample_db: Path) -> None:
+    at = app(sample_db, "player_rounds", player="P-00000006")
+    rows = table(at, "Round", "Penalties", "Rule breaks")
+    assert rows["Penalties"].tolist() == sorted(rows["Penalties"], reverse=True)
+    assert set(rows["Player"]) == {"Misbehaver"} and len(rows) > 0
+    at.toggle(key="pr.only").set_value(False).run()
+    assert len(table(at, "Round", "Penalties")) == 40
+
+
+def test_penalties_page(app: App, sample_db: Path) -> None:
     at = app(sample_db, "penalties")
     assert at.metric[0].value == "118" and at.metric[2].value == "118 / 118"
-    rows = table(at, "open", "cause")
-    assert len(rows) == 118 and rows["open"].str.startswith("/round_browser?match=").all()
+    rows = table(at, "Cause", "Event no.")
+    assert len(rows) == 118
     at.selectbox(key="pen.cause").set_value("timeout").run()
-    assert set(table(at, "open", "cause")["cause"]) == {"timeout"}
-    assert len(at.get("plotly_chart")) == 2
+    assert set(table(at, "Cause", "Event no.")["Cause"]) == {"timeout"}
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    causes = charts[0]
+    assert causes["data"][0]["orientation"] == "h"  # causes as horizontal bars with their counts printed
+    printed = [t for t in causes["data"] if t.get("mode") == "text"][0]
+    assert sorted(int(v) for v in printed["text"]) == sorted(int(v) for v in values(printed["x"]))
+    assert sum(int(v) for v in printed["text"]) == 118
 
 
 def test_challenges_page(app: App, sample_db: Path) -> None:
     at = app(sample_db, "challenges")
     values = {m.label: m.value for m in at.metric}
-    assert values["Challenges made"] == "32" and values["Declined"] == "3" and values["Bluffs caught"] == "11"
-    rates = table(at, "success_rate")
-    assert rates["challenges"].sum() == 32
+    assert values["Challenges"] == "32" and values["Declined"] == "3" and values["Succeeded (bluff caught)"] == "11"
+    assert values["Success rate"] == "34%"
+    rates = table(at, "Success rate")
+    assert rates["Challenges"].sum() == 32
     at.radio(key="ch.by").set_value("target").run()
-    assert "target_name" in table(at, "success_rate").columns
+    assert "Player" in table(at, "Success rate").columns
+    # with a player chosen: their own challenges and the ones against them, apart
+    at.sidebar.selectbox(key="filter.player").set_value("P-00000006").run()
+    labels = [m.label for m in at.metric]
+    assert labels.count("Challenges") == 2
+    made = int(at.metric[0].value)
+    against = int(at.metric[4].value)
+    from tests.conftest import query
+
+    assert made == query(sample_db, "select count(*) from challenges where challenger = 'P-00000006' and is_challenge")[0][0]
+    assert against == query(sample_db, "select count(*) from challenges where target = 'P-00000006' and is_challenge")[0][0]
 
 
 def test_special_logic_page(app: App, sample_db: Path) -> None:
     at = app(sample_db, "special_logic")
     values = {m.label: m.value for m in at.metric}
     assert values["Firings"] == "116" and values["Accepted"] == "97"
-    titles = table(at, "title", "outcome", "count")
-    assert set(titles["outcome"]) == {"accepted", "Special logic title too long.", "Param title invalid."}
+    titles = table(at, "Title", "Outcome", "Count")
+    assert set(titles["Outcome"]) == {"accepted", "Special logic title too long.", "Param title invalid."}
 
 
 def test_violations_page_filters(app: App, sample_db: Path) -> None:
     at = app(sample_db, "violations")
     at.selectbox(key="vio.family").set_value("dealer-judgement").run()
-    assert set(table(at, "open", "family")["family"]) == {"dealer-judgement"}
+    from rules.uno.catalog import CHECKS
+
+    codes = set(table(at, "Check", "What happened")["Check"])
+    assert codes and {CHECKS[c].family for c in codes} == {"dealer-judgement"}
     at.selectbox(key="vio.family").set_value("player-rule").run()
     at.selectbox(key="vio.severity").set_value("error").run()
-    rows = table(at, "open", "family")
-    assert len(rows) == 118 and set(rows["severity"]) == {"error"}
+    rows = table(at, "Check", "What happened")
+    assert len(rows) == 118 and set(rows["Severity"]) == {"error"}
 
 
 def test_player_filter_applies_to_pages(app: App, sample_db: Path) -> None:
@@ -174,8 +236,8 @@ def test_player_filter_applies_to_pages(app: App, sample_db: Path) -> None:
 
 def test_players_page_compares_two_bots(app: App, sample_db: Path) -> None:
     at = app(sample_db, "players")
-    stats = table(at, "player_name", "win_rate")
-    assert set(stats["player_name"]) == {"Alternative 4", "Alternative 3", "JS Demo", "Misbehaver"}
+    stats = table(at, "Player", "Win rate")
+    assert set(stats["Player"]) == {"Alternative 4", "Alternative 3", "JS Demo", "Misbehaver"}
     at.selectbox(key="pl.a").set_value("JS Demo").run()
     at.selectbox(key="pl.b").set_value("Misbehaver").run()
     side = at.dataframe[-1].value
@@ -184,29 +246,31 @@ def test_players_page_compares_two_bots(app: App, sample_db: Path) -> None:
 
 def test_players_page_shows_think_times(app: App, sample_db: Path) -> None:
     at = app(sample_db, "players")
-    stats = table(at, "player_name", "think_p50_ms", "think_p95_ms", "think_max_ms", "actions_over_4s").set_index("player_name")
-    assert (stats["think_p50_ms"] <= stats["think_p95_ms"]).all() and (stats["think_p95_ms"] <= stats["think_max_ms"]).all()
-    assert int(stats.loc["Alternative 3", "think_max_ms"]) == 309  # the sample's slowest action
-    assert int(stats["actions_over_4s"].sum()) == 0
+    p50, p95, top = "Think time median (ms)", "Think time p95 (ms)", "Think time max (ms)"
+    stats = table(at, "Player", p50, p95, top, "Actions over 4 s").set_index("Player")
+    assert (stats[p50] <= stats[p95]).all() and (stats[p95] <= stats[top]).all()
+    assert int(stats.loc["Alternative 3", top]) == 309  # the sample's slowest action
+    assert int(stats["Actions over 4 s"].sum()) == 0
     assert "5-second clock" in at.caption[0].value
 
 
 def test_standings(app: App, sample_db: Path) -> None:
     at = app(sample_db, "standings")
-    rows = table(at, "player_name", "rank")
-    assert list(rows["player_name"]) == ["Alternative 4", "Alternative 3", "JS Demo", "Misbehaver"]
-    assert list(rows["advances"]) == [False, False, True, True]  # demo players never advance
-    at.radio(key="st.kind").set_value("final (rank points 5/3/2/1)").run()
-    assert list(table(at, "player_name", "rank")["rank_points"]) == [5, 3, 2, 1]
+    rows = table(at, "Player", "Rank")
+    assert list(rows["Player"]) == ["Alternative 4", "Alternative 3", "JS Demo", "Misbehaver"]
+    assert list(rows["Advances"]) == [False, False, True, True]  # demo players never advance
+    at.radio(key="st.kind").set_value("final").run()
+    assert list(table(at, "Player", "Rank")["Rank points"]) == [5, 3, 2, 1]
 
 
 def test_hostile_names_and_titles_render_as_text(app: App, hostile_db: Path) -> None:
     at = app(hostile_db, "round_browser", round="6")
-    board = at.get("html")[0].proto.body
-    assert HOSTILE not in board and "&lt;img src=x onerror=alert(1)&gt;" in board
+    data = replay(at)  # names reach the component as data; it writes them with textContent (browser test)
+    assert HOSTILE in {p["name"] for p in data["players"]}
+    assert not at.get("html")
     at = app(hostile_db, "special_logic")
-    titles = table(at, "title", "outcome", "count")
-    assert HOSTILE_TITLE in set(titles["title"])  # shown as a value in a table cell, not as HTML
+    titles = table(at, "Title", "Outcome", "Count")
+    assert HOSTILE_TITLE in set(titles["Title"])  # shown as a value in a table cell, not as HTML
     for el in at.get("html"):
         assert "<script" not in el.proto.body
     for md in at.markdown:
