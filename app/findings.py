@@ -31,11 +31,11 @@ def check_title(code: Any) -> str:
 
 def finding_sentence(f: dict[str, Any], names: dict[str, str]) -> str:
     """One finding as a sentence a contestant can read."""
-    message = with_names(f.get("message"), names)
-    if current() == "en":
-        return message
     player = f.get("player")
     who = names.get(player, player) if isinstance(player, str) and player else None
+    if current() == "en":
+        message = with_names(f.get("message"), names)
+        return message if who is None or who in message else _("{who}: {what}").format(who=who, what=message)
     text = check_title(f.get("code"))
     if who:
         text = _("{who}: {what}").format(who=who, what=text)

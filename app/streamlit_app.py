@@ -27,9 +27,14 @@ con = ui.connect()
 ui.sidebar_filters(con)
 st.sidebar.caption(_("Database: {name} · {note}").format(name=ui.code(ui.db_path().name), note=_(ui.UPLOAD_NOTE[uploads.policy()])))
 
+def _matches_alias() -> None:
+    """``/matches`` typed or reloaded: the Matches page lives at ``/`` (the default page), keep the query."""
+    st.switch_page("app_pages/matches.py", query_params=dict(st.query_params))
+
+
 pages = {
     _("Matches"): [
-        st.Page("app_pages/matches.py", title=_("Matches"), icon=":material/leaderboard:", url_path="matches", default=True),
+        st.Page("app_pages/matches.py", title=_("Matches"), icon=":material/leaderboard:", url_path="home", default=True),
         st.Page("app_pages/round_browser.py", title=_("Round replayer"), icon=":material/style:", url_path="round_browser"),
         st.Page("app_pages/player_rounds.py", title=_("Where did my bot go wrong?"), icon=":material/troubleshoot:",
                 url_path="player_rounds"),
@@ -44,6 +49,9 @@ pages = {
         st.Page("app_pages/players.py", title=_("Players"), icon=":material/smart_toy:", url_path="players"),
         st.Page("app_pages/standings.py", title=_("Standings"), icon=":material/emoji_events:", url_path="standings"),
     ],
-    _("Data"): [st.Page("app_pages/upload.py", title=_("Upload a log"), icon=":material/upload_file:", url_path="upload")],
+    _("Data"): [
+        st.Page("app_pages/upload.py", title=_("Upload a log"), icon=":material/upload_file:", url_path="upload"),
+        st.Page(_matches_alias, title=_("Matches"), url_path="matches", visibility="hidden"),
+    ],
 }
 st.navigation(pages).run()

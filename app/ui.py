@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 import queries
+from app import i18n
 from app.i18n import N_, _
 from queries import dashboard as q
 
@@ -216,8 +217,28 @@ ALL_PLAYERS = "*"
 
 
 def selected_player() -> str | None:
-    value = st.session_state.get("filter.player")
+    value = st.session_state.get("filter.player:last")
     return None if value in (None, ALL_PLAYERS) else value
+
+
+_UNSET = object()
+
+
+def lkey(key: str) -> str:
+    """The key of a widget whose option labels are translated: one key per language (options whose labels
+    change under a widget confuse it), the last choice carried over from the other language."""
+    lang = i18n.current()
+    k = key if lang == "en" else f"{key}:{lang}"
+    last = st.session_state.get(f"{key}:last", _UNSET)
+    if k not in st.session_state and last is not _UNSET:
+        st.session_state[k] = last
+    return k
+
+
+def remember(key: str, value: Any) -> Any:
+    """Record a widget's choice for :func:`lkey` (call right after the widget)."""
+    st.session_state[f"{key}:last"] = value
+    return value
 
 
 def sidebar_filters(con: Db | None) -> None:
@@ -243,12 +264,13 @@ def sidebar_filters(con: Db | None) -> None:
     names = q.player_names(con, match)
     options = [ALL_PLAYERS, *names]
     url_player = st.query_params.get("player")
+    key = lkey("filter.player")
     if url_player != state.get("filter.player_url") and url_player in names:
-        state["filter.player"] = url_player
-    if state.get("filter.player") not in options:
-        state["filter.player"] = ALL_PLAYERS
-    st.sidebar.selectbox(_("Player"), options, key="filter.player",
-                         format_func=choices({ALL_PLAYERS: N_("(all players)")}, names))  # fmt: skip
+        state[key] = url_player
+    if state.get(key) not in options:
+        state[key] = ALL_PLAYERS
+    remember("filter.player", st.sidebar.selectbox(_("Player"), options, key=key,
+                         format_func=choices({ALL_PLAYERS: N_("(all players)")}, names)))  # fmt: skip
     st.query_params["match"] = state["filter.match_url"] = match
     player = selected_player()
     if player:

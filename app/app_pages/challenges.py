@@ -42,7 +42,7 @@ shown = df if not player else df[(df["challenger"] == player) | (df["target"] ==
 if shown.empty:
     st.info(_("No wild draw 4 was challenged or declined in this selection."))
 else:
-    by = st.radio(_("Success rate by"), ["challenger", "target"], horizontal=True, key="ch.by",
+    by = st.radio(_("Success rate by"), ["challenger", "target"], horizontal=True, key=ui.lkey("ch.by"),
                   format_func=ui.choices({"challenger": N_("challenger"), "target": N_("target")}))  # fmt: skip
     col = "challenger_name" if by == "challenger" else "target_name"
     made = df[df["is_challenge"] == True]  # noqa: E712

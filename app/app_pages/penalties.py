@@ -29,7 +29,7 @@ left.plotly_chart(charts.ranked_bars(df, "cause_text", "player_name", _("Causes 
 right.plotly_chart(charts.per_round(df, "player_name", _("Penalties per round"), labels, colors),
                    width="stretch", key="pen.rounds")  # fmt: skip
 causes = df["cause"].value_counts()
-cause = st.selectbox(_("Cause"), ["*", *causes.index], key="pen.cause",
+cause = st.selectbox(_("Cause"), ["*", *causes.index], key=ui.lkey("pen.cause"),
                      format_func=ui.choices({"*": N_("(all causes)")}, {c: f"{cause_words(c)} ({n})" for c, n in causes.items()}))  # fmt: skip
 table = (df if cause == "*" else df[df["cause"] == cause]).reset_index(drop=True)
 st.caption(_("Click a row to open that penalty in the replayer."))

@@ -34,7 +34,7 @@ positions: dict[str, int] = state.setdefault("rb.positions", {})  # "match/round
 def _force(round_no: int, seq: int | None) -> None:
     """Move the replayer (the next run sends a new jump token)."""
     state[f"rb.round.{match}"] = round_no
-    state["rb.round"] = round_no
+    state[ui.lkey("rb.round")] = round_no
     if seq is not None:
         positions[f"{match}/{round_no}"] = seq
     state["rb.token"] = state.get("rb.token", 0) + 1
@@ -54,24 +54,25 @@ if state.get("rb.url") != url_key:
 current_round = state.get(f"rb.round.{match}")
 if current_round not in round_numbers:
     current_round = round_numbers[0]
-if state.get("rb.round") != current_round:
-    state["rb.round"] = current_round
+round_key = ui.lkey("rb.round")
+if state.get(round_key) != current_round:
+    state[round_key] = current_round
 flagged = q.player_rounds(con, match, player)
 flagged = flagged[(flagged["penalties"] > 0) | (flagged["player_rule"] > 0)]
 flag_rounds = sorted({int(r) for r in flagged["round_no"]})
 
 
 def _pick_round() -> None:
-    _force(int(state["rb.round"]), None)
+    _force(int(state[round_key]), None)
 
 
 def _go_round(delta: int) -> None:
-    i = round_numbers.index(int(state["rb.round"]))
+    i = round_numbers.index(int(state[round_key]))
     _force(round_numbers[min(max(i + delta, 0), len(round_numbers) - 1)], None)
 
 
 def _next_flagged() -> None:
-    later = [r for r in flag_rounds if r > int(state["rb.round"])] or flag_rounds
+    later = [r for r in flag_rounds if r > int(state[round_key])] or flag_rounds
     if later:
         first = flagged[flagged["round_no"] == later[0]]["first_flag_seq"].dropna()
         _force(later[0], int(first.min()) if len(first) else None)
@@ -81,15 +82,16 @@ def _next_flagged() -> None:
 i_round = round_numbers.index(current_round)
 nav = st.container(horizontal=True, vertical_alignment="bottom", gap="small")
 nav.button("◀", key="rb.prev_round", help=_("Previous round"), on_click=_go_round, args=(-1,), disabled=i_round == 0)
-nav.selectbox(_("Round"), round_numbers, key="rb.round", on_change=_pick_round, width=130,
+nav.selectbox(_("Round"), round_numbers, key=round_key, on_change=_pick_round, width=130,
               format_func=lambda r, t=_("round {n}"): t.format(n=r), label_visibility="collapsed")  # fmt: skip
 nav.button("▶", key="rb.next_round", help=_("Next round"), on_click=_go_round, args=(1,),
            disabled=i_round == len(round_numbers) - 1)  # fmt: skip
 nav.button(_("Next flagged round"), key="rb.next_flagged", icon=":material/flag:", on_click=_next_flagged,
            disabled=not flag_rounds,
            help=_("The next round where the selected player (or anyone) was penalised or broke a rule"))  # fmt: skip
-show = nav.selectbox(_("Show"), list(SHOW), key="rb.show", format_func=ui.choices(SHOW), width=200,
+show = nav.selectbox(_("Show"), list(SHOW), key=ui.lkey("rb.show"), format_func=ui.choices(SHOW), width=200,
                      label_visibility="collapsed")  # fmt: skip
+ui.remember("rb.show", show)
 
 round_no = current_round
 info = q.round_info(con, match, round_no) or {}

@@ -17,7 +17,7 @@ st.title(_("Standings"))
 con = ui.require_data()
 matches = q.match_list(con)
 labels = dict(zip(matches["match_id"], matches["label"], strict=True))
-kind = st.radio(_("Stage"), list(STAGES), key="st.kind", format_func=ui.choices(STAGES))
+kind = ui.remember("st.kind", st.radio(_("Stage"), list(STAGES), key=ui.lkey("st.kind"), format_func=ui.choices(STAGES)))
 picked = st.multiselect(_("Matches in this stage"), list(matches["match_id"]), default=[ui.selected_match()],
                         format_func=lambda m: labels.get(m, m), key="st.matches")  # fmt: skip
 if not picked:

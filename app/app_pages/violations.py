@@ -20,8 +20,10 @@ con = ui.require_data()
 match, player = ui.selected_match(), ui.selected_player()
 names = ui.names_of(con, match)
 f1, f2 = st.columns(2)
-family = f1.selectbox(_("Family"), list(FAMILIES), key="vio.family", format_func=ui.choices(FAMILIES))
-severity = f2.selectbox(_("Severity"), list(SEVERITIES), key="vio.severity", format_func=ui.choices(SEVERITIES))
+family = ui.remember("vio.family", f1.selectbox(_("Family"), list(FAMILIES), key=ui.lkey("vio.family"),
+                                               format_func=ui.choices(FAMILIES)))  # fmt: skip
+severity = ui.remember("vio.severity", f2.selectbox(_("Severity"), list(SEVERITIES), key=ui.lkey("vio.severity"),
+                                                   format_func=ui.choices(SEVERITIES)))  # fmt: skip
 df = q.violations(con, match, player, None if family == "*" else family, None if severity == "*" else severity)
 if df.empty:
     st.success(_("No finding in this selection."))
@@ -33,7 +35,7 @@ else:
                    column_config=ui.wrap_columns(["check"]))  # fmt: skip
     right.plotly_chart(charts.ranked_bars(df, "code", "player_name", _("Findings by check and player"), ui.chart_labels(),
                                           ui.name_colors(con, match)), width="stretch", key="vio.chart")  # fmt: skip
-    code = st.selectbox(_("Check"), ["*", *counts.drop_duplicates("check")["check"]], key="vio.code",
+    code = st.selectbox(_("Check"), ["*", *counts.drop_duplicates("check")["check"]], key=ui.lkey("vio.code"),
                         format_func=lambda c, every=_("(all checks)"): every if c == "*" else c)  # fmt: skip
     table = (df if code == "*" else df[df["check"] == code]).reset_index(drop=True)
     table = table.assign(message=[finding_sentence(f, names) for f in table.to_dict("records")])

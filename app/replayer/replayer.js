@@ -189,6 +189,7 @@ const KifuReplayer = (() => {
     function step(d) { show(st.at + d, true); }
 
     function setPlaying(on) {
+      const was = !!st.timer;
       clearInterval(st.timer);
       st.timer = null;
       if (on) {
@@ -198,7 +199,7 @@ const KifuReplayer = (() => {
           if (st.at >= st.visible.length - 1) { setPlaying(false); return; }
           show(st.at + 1, false);
         }, 1000 / speed);
-      } else if (st.data && st.visible.length) {
+      } else if (was && st.data && st.visible.length) {  // autoplay stopped: report where it stopped
         scheduleReport(st.data.frames[st.visible[st.at]].seq);
       }
       ui.play.textContent = on ? "⏸ " + L("pause") : "▶ " + L("play");

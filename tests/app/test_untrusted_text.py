@@ -28,11 +28,14 @@ def test_code_span_cannot_be_closed_early() -> None:
 
 def test_chart_legends_and_hovers_escape_html() -> None:
     df = pd.DataFrame({"round_no": [1, 2], "total_score": [3, 4], "player_name": [HOSTILE, HOSTILE]})
-    fig = charts.score_race(df)
+    fig = charts.score_race(df, "t", {}, {HOSTILE: "#E69F00"})
     names = {t.name for t in fig.data}
     assert names == {html.escape(HOSTILE)} and "<a " not in next(iter(names))
-    bars = charts.stacked_counts(pd.DataFrame({"cause": ["<b>x</b>"], "player_name": [HOSTILE]}), "cause", "player_name", "t")
-    assert "<b>" not in str(list(bars.data[0].x)) and {t.name for t in bars.data} == {html.escape(HOSTILE)}
+    assert fig.data[0].line.color == "#E69F00"  # the player's colour follows the escaped name
+    bars = charts.ranked_bars(pd.DataFrame({"cause": ["<b>x</b>"], "player_name": [HOSTILE]}), "cause", "player_name", "t", {})
+    assert "<b>" not in str(list(bars.data[0].y)) and {t.name for t in bars.data if t.name} == {html.escape(HOSTILE)}
+    per = charts.per_round(pd.DataFrame({"round_no": [1], "player_name": [HOSTILE]}), "player_name", "t", {})
+    assert {t.name for t in per.data} == {html.escape(HOSTILE)}
 
 
 def test_terminal_output_neutralises_control_characters() -> None:

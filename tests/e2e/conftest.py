@@ -65,11 +65,20 @@ def wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 60) -
     raise TimeoutError(f"{url} not healthy after {timeout}s")
 
 
+_SERVED: list[Path] = []
+
+
 @pytest.fixture(scope="session")
 def served_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("e2e") / "kifu.duckdb"
     ingest(db, SAMPLE)
+    _SERVED.append(db)
     return db
+
+
+def served_db_path() -> Path:
+    """The database ``app_url`` serves (a copy is read: the server holds the file open read-only)."""
+    return _SERVED[0]
 
 
 @contextmanager

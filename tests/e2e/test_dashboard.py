@@ -3,6 +3,7 @@ visit every page (screenshots in test-results/screenshots/), and a hostile bot n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,8 @@ from tests.app.conftest import HOSTILE, HOSTILE_DEALER, hostile_log
 from tests.conftest import SAMPLE
 from tests.e2e.conftest import screenshot, serve, wait_for_app
 
-PAGES = ["matches", "round_browser", "penalties", "challenges", "special_logic", "violations", "players",
-         "standings", "upload"]  # fmt: skip
+PAGES = ["matches", "round_browser", "player_rounds", "penalties", "challenges", "special_logic", "violations",
+         "players", "standings", "upload"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -42,27 +43,33 @@ def test_new_user_journey(page: Any, empty_app: str) -> None:
     expect(page.get_by_test_id("stAlertContentInfo")).to_contain_text("No data yet")
     upload(page, empty_app, SAMPLE)
     screenshot(page, "upload")
+    # the upload names what it added, the sidebar lists it at once, one click opens it
+    expect(page.get_by_text("Added or updated")).to_contain_text("misbehave-bind2-40")
+    expect(page.get_by_test_id("stSidebar").get_by_role("combobox", name="Match")).to_have_value(re.compile("^misbehave-bind2-40"))
+    page.get_by_role("button", name="Open in the replayer").first.click()
+    wait_for_app(page)
+    expect(page.locator(".ut")).to_be_visible()
+    assert "/round_browser" in page.url
     page.goto(f"{empty_app}/round_browser")
     wait_for_app(page)
-    header = page.get_by_test_id("stMarkdown").filter(has_text="Round 1 ·").first
+    header = page.locator(".kr-title")
     expect(header).to_contain_text("event 1/")
-    page.get_by_role("button", name="next ▶").click()
-    wait_for_app(page)
+    page.locator(".kr-next").click()
     expect(header).to_contain_text("event 2/")
-    expect(page.get_by_test_id("stText").first).to_contain_text("'s turn (turn 1)")
-    page.get_by_role("button", name="next ▶").click()
-    wait_for_app(page)
+    expect(page.locator(".kr-sentence")).to_contain_text("'s turn (turn 1)")
+    page.locator(".kr-next").click()
     expect(header).to_contain_text("event 3/")
-    board = page.locator(".kb")
+    board = page.locator(".ut")
     expect(board).to_contain_text("Misbehaver")
     expect(board).to_contain_text("draw pile")
-    assert "seq=" in page.url and "round=1" in page.url
+    seq = page.locator(".kr").get_attribute("data-seq")
+    page.wait_for_url(lambda u: f"seq={seq}" in u and "round=1" in u, timeout=10_000)
     screenshot(page, "round_browser")
     # the URL reopens the same view
     url = page.url
     page.goto(url)
     wait_for_app(page)
-    expect(page.get_by_test_id("stMarkdown").filter(has_text="Round 1 ·").first).to_contain_text("event 3/")
+    expect(page.locator(".kr-title")).to_contain_text("event 3/")
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -70,6 +77,8 @@ def test_every_page_in_the_browser(page: Any, app_url: str, name: str) -> None:
     page.set_viewport_size({"width": 1400, "height": 1100})
     path = "" if name == "matches" else name  # the default page lives at /
     page.goto(f"{app_url}/{path}" + ("?round=5&seq=650" if name == "round_browser" else ""))
+    if name == "round_browser":
+        expect(page.locator(".kr")).to_have_attribute("data-seq", "650")
     wait_for_app(page)
     expect(page.get_by_test_id("stHeading").first).to_be_visible()
     assert page.get_by_test_id("stException").count() == 0
@@ -92,6 +101,8 @@ def test_hostile_names_stay_text_in_the_browser(page: Any, empty_app: str, tmp_p
         assert page.locator("img[src='x']").count() == 0
     page.goto(f"{empty_app}/round_browser?match={m}&round=6")
     wait_for_app(page)
-    expect(page.locator(".kb")).to_contain_text(HOSTILE)  # shown literally, as text
+    expect(page.locator(".ut")).to_contain_text(HOSTILE)  # shown literally, as text, inside the component
+    expect(page.locator(".kr-view")).to_contain_text(HOSTILE)
+    assert page.locator(".kr img, .ut img").count() == 0
     screenshot(page, "hostile_round_browser")
     assert dialogs == []

@@ -1,0 +1,171 @@
+"""The round replayer in chromium: keys, autoplay, deep links both ways, refused moves, layout, languages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import screenshot, wait_for_app
+
+ROUND5 = "round_browser?round=5&seq=649"  # Misbehaver's refused blue 5 (seq 649) and its penalty (seq 650)
+
+
+def _seq(page: Any) -> int:
+    return int(page.locator(".kr").get_attribute("data-seq"))
+
+
+def _open(page: Any, url: str, path: str) -> None:
+    page.goto(f"{url}/{path}")
+    wait_for_app(page)
+    expect(page.locator(".kr-board .ut")).to_be_visible()
+
+
+def test_keys_step_home_end_and_the_list(page: Any, app_url: str) -> None:
+    _open(page, app_url, ROUND5)
+    assert _seq(page) == 649
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".kr")).to_have_attribute("data-seq", "650")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator(".kr")).to_have_attribute("data-seq", "648")
+    page.keyboard.press("End")
+    last = _seq(page)
+    assert last > 650 and page.locator(".kr-next").is_disabled()
+    page.keyboard.press("Home")
+    assert _seq(page) < 649 and page.locator(".kr-back").is_disabled()
+    item = page.locator(".kr-list li").nth(10)
+    item.click()
+    expect(page.locator(".kr-list li.current")).to_have_attribute("data-seq", item.get_attribute("data-seq"))
+    assert _seq(page) == int(item.get_attribute("data-seq"))
+    expect(page.locator(".kr-list li.current")).to_be_in_viewport()
+
+
+def test_autoplay_runs_and_stops(page: Any, app_url: str) -> None:
+    _open(page, app_url, "round_browser?round=2")
+    start = _seq(page)
+    page.locator(".kr-speed").select_option("8")
+    page.locator(".kr-play").click()
+    expect(page.locator(".kr")).to_have_attribute("data-playing", "1")
+    page.wait_for_timeout(700)
+    page.locator(".kr-play").click()
+    expect(page.locator(".kr")).to_have_attribute("data-playing", "0")
+    stopped = _seq(page)
+    assert stopped > start
+    page.wait_for_timeout(300)
+    assert _seq(page) == stopped
+    # the place where autoplay stopped reaches the URL
+    page.wait_for_url(lambda u: f"seq={stopped}" in u, timeout=10_000)
+
+
+def test_deep_links_both_ways(page: Any, app_url: str) -> None:
+    _open(page, app_url, "round_browser?round=7&seq=1000")
+    assert _seq(page) == 1000 and "Round 7" in page.locator(".kr-title").inner_text()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_url(lambda u: "seq=1002" in u and "round=7" in u, timeout=10_000)
+    wait_for_app(page)
+    assert _seq(page) == 1002  # the rerun after the report does not move the board
+    url = page.url
+    page.goto("about:blank")
+    page.goto(url)  # reload / share: the same event
+    wait_for_app(page)
+    expect(page.locator(".kr")).to_have_attribute("data-seq", "1002")
+    # previous / next round keep working from the page
+    page.get_by_test_id("stButton").filter(has_text="▶").first.click()
+    wait_for_app(page)
+    expect(page.locator(".kr-title")).to_contain_text("Round 8")
+
+
+def test_refused_move_and_penalty_cards(page: Any, app_url: str) -> None:
+    page.set_viewport_size({"width": 1440, "height": 900})
+    _open(page, app_url, ROUND5)
+    expect(page.locator(".kr-sentence")).to_contain_text("Misbehaver tries to play blue 5 — refused:")
+    expect(page.locator(".kr-sentence")).to_have_class("kr-sentence refused")
+    expect(page.locator(".ut-seat.actor .kc.crossed")).to_have_count(1)
+    expect(page.locator(".kr-findings li.error")).to_contain_text("card-legal-on-top")
+    screenshot(page, "replayer_refused")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".ut-seat[data-player='P-00000006'] .kc.penalty")).to_have_count(2)
+    expect(page.locator(".kr-findings")).to_contain_text("Misbehaver")
+    screenshot(page, "replayer_penalty")
+
+
+def test_fits_a_laptop_screen(page: Any, app_url: str) -> None:
+    page.set_viewport_size({"width": 1440, "height": 900})
+    _open(page, app_url, ROUND5)
+    for sel in (".kr-head", ".kr-controls", ".kr-board .ut", ".kr-list li.current"):
+        box = page.locator(sel).bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 900, (sel, box)
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 1440, (sel, box)
+    screenshot(page, "replayer_1440x900")
+
+
+def test_phone_back_next_on_one_row_above_the_board(page: Any, app_url: str) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    _open(page, app_url, ROUND5)
+    back, nxt = page.locator(".kr-back").bounding_box(), page.locator(".kr-next").bounding_box()
+    board = page.locator(".kr-board .ut").bounding_box()
+    assert abs(back["y"] - nxt["y"]) < 2  # one row
+    assert back["y"] + back["height"] <= board["y"] < 844  # directly above the board, on the first screen
+    assert board["y"] - (back["y"] + back["height"]) < 40
+    screenshot(page, "replayer_phone")
+
+
+def test_language_switch(page: Any, app_url: str) -> None:
+    _open(page, app_url, ROUND5)
+    page.get_by_test_id("stSidebar").get_by_text("日本語", exact=True).click()
+    wait_for_app(page)
+    expect(page.locator(".kr-sentence")).to_contain_text("しようとしたが拒否された")
+    expect(page.get_by_test_id("stHeading").first).to_contain_text("対戦リプレイヤー")
+    expect(page.locator(".kr")).to_have_attribute("data-seq", "649")  # the place is kept
+    assert "lang=ja" in page.url
+    screenshot(page, "replayer_ja")
+    page.get_by_test_id("stSidebar").get_by_text("English", exact=True).click()
+    wait_for_app(page)
+    expect(page.locator(".kr-sentence")).to_contain_text("tries to play")
+
+
+def test_japanese_browser_gets_japanese(browser: Any, app_url: str) -> None:
+    context = browser.new_context(locale="ja-JP")
+    page = context.new_page()
+    page.goto(app_url)
+    wait_for_app(page)
+    expect(page.get_by_test_id("stHeading").first).to_contain_text("試合")
+    context.close()
+
+
+def _click_row(page: Any, table: Any, row: int) -> None:
+    """Select a row of an st.dataframe (a canvas grid): click its row marker."""
+    box = table.bounding_box()
+    page.mouse.click(box["x"] + 14, box["y"] + 35 * (row + 1) + 17)
+
+
+def test_worst_round_of_a_bot_in_three_clicks(page: Any, app_url: str) -> None:
+    """Matches → the bot's row → its worst round's row: the replayer at that round's first penalty."""
+    import duckdb
+
+    from tests.e2e.conftest import served_db_path
+
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    page.goto(app_url)
+    wait_for_app(page)
+    clicks = 0
+    players = page.get_by_test_id("stDataFrame").nth(1)
+    _click_row(page, players, 3)  # Misbehaver, ranked 4th
+    clicks += 1
+    page.wait_for_url(lambda u: "/player_rounds" in u, timeout=15_000)
+    wait_for_app(page)
+    _click_row(page, page.get_by_test_id("stDataFrame").first, 0)  # worst round first
+    clicks += 1
+    page.wait_for_url(lambda u: "/round_browser" in u, timeout=15_000)
+    wait_for_app(page)
+    expect(page.locator(".kr-board .ut")).to_be_visible()
+    con = duckdb.connect(str(served_db_path()), read_only=True)
+    worst = con.execute("""select round_no, count(*) n, min(seq) from penalties where player = 'P-00000006'
+                           group by 1 order by n desc, round_no limit 1""").fetchone()
+    con.close()
+    assert clicks <= 3
+    expect(page.locator(".kr-title")).to_contain_text(f"Round {worst[0]} ")
+    assert _seq(page) <= worst[2]
+    assert page.locator(".kr-findings li").count() > 0 or "Penalty" in page.locator(".kr-event").inner_text()
