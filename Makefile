@@ -2,7 +2,7 @@
 DB ?= kifu.duckdb
 PORT ?= 8501
 
-.PHONY: demo test setup setup-dev ingest-sample serve bench clean
+.PHONY: demo test setup setup-dev ingest-sample serve bench messages clean
 
 ## Ingest the bundled sample log into $(DB) and serve the dashboard on 127.0.0.1:$(PORT).
 demo: setup ingest-sample serve
@@ -25,6 +25,11 @@ serve:
 
 bench: setup-dev
 	.venv/bin/python benchmarks/run.py
+	.venv/bin/python benchmarks/bench_browser.py
+
+## Re-extract the dashboard's messages into app/locale (then translate the new ones in kifu.po).
+messages: setup-dev
+	.venv/bin/python scripts/messages.py
 
 clean:
 	rm -rf .venv .pytest_cache .hypothesis test-results $(DB)

@@ -28,19 +28,20 @@ def _layout(fig: go.Figure, height: int) -> go.Figure:
     return fig
 
 
-def score_race(df: pd.DataFrame, title: str, labels: dict[str, str], colors: dict[str, str] | None = None) -> go.Figure:
+def score_race(df: pd.DataFrame, title: str = "Cumulative score by round", labels: dict[str, str] | None = None,
+               colors: dict[str, str] | None = None) -> go.Figure:  # fmt: skip
     df = _text(df, "player_name")
-    fig = px.line(df, x="round_no", y="total_score", color="player_name", title=title, labels=labels,
+    fig = px.line(df, x="round_no", y="total_score", color="player_name", title=title, labels=labels or {},
                   color_discrete_map=_colors(colors))  # fmt: skip
     return _layout(fig, 380)
 
 
-def ranked_bars(df: pd.DataFrame, category: str, color: str, title: str, labels: dict[str, str],
+def ranked_bars(df: pd.DataFrame, category: str, color: str, title: str, labels: dict[str, str] | None = None,
                 colors: dict[str, str] | None = None) -> go.Figure:  # fmt: skip
     """Horizontal bars, most frequent on top, stacked by ``color``, each bar's total printed."""
     counts = _text(df.groupby([category, color]).size().reset_index(name="count"), category, color)
     totals = counts.groupby(category)["count"].sum().sort_values()
-    fig = px.bar(counts, y=category, x="count", color=color, orientation="h", title=title, labels=labels,
+    fig = px.bar(counts, y=category, x="count", color=color, orientation="h", title=title, labels=labels or {},
                  color_discrete_map=_colors(colors), category_orders={category: list(totals.index[::-1])})  # fmt: skip
     fig.add_trace(go.Scatter(y=list(totals.index), x=list(totals.values), mode="text", text=[str(v) for v in totals.values],
                              textposition="middle right", showlegend=False, hoverinfo="skip"))  # fmt: skip
@@ -49,12 +50,12 @@ def ranked_bars(df: pd.DataFrame, category: str, color: str, title: str, labels:
     return _layout(fig, max(260, 28 * len(totals) + 90))
 
 
-def per_round(df: pd.DataFrame, color: str | None, title: str, labels: dict[str, str],
+def per_round(df: pd.DataFrame, color: str | None, title: str, labels: dict[str, str] | None = None,
               colors: dict[str, str] | None = None) -> go.Figure:  # fmt: skip
     """Counts per round — one bar per round (no bins), stacked by ``color``."""
     keys = ["round_no", color] if color else ["round_no"]
     counts = _text(df.groupby(keys).size().reset_index(name="count"), color)
-    fig = px.bar(counts, x="round_no", y="count", color=color, title=title, labels=labels,
+    fig = px.bar(counts, x="round_no", y="count", color=color, title=title, labels=labels or {},
                  color_discrete_map=_colors(colors))  # fmt: skip
     fig.update_layout(bargap=0.1)
     return _layout(fig, 320)
