@@ -49,6 +49,11 @@ def _j(value: Any, default: Any) -> Any:
         return default
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    got = _j(value, {})
+    return got if isinstance(got, dict) else {}
+
+
 def _int(value: Any) -> int | None:
     try:
         return None if value is None or pd.isna(value) else int(value)
@@ -97,9 +102,7 @@ def uno_round(
     for i, row in enumerate(rows):
         nxt = rows[i + 1] if i + 1 < len(rows) else None
         refused = refusal(row, nxt)
-        hands = _j(row.get("hands"), {})
-        hands = {k: [c for c in v if isinstance(c, str)] for k, v in hands.items() if isinstance(v, list)} \
-            if isinstance(hands, dict) else {}  # fmt: skip
+        hands = {k: [c for c in v if isinstance(c, str)] for k, v in _dict(row.get("hands")).items() if isinstance(v, list)}
         top = _str(row.get("top"))
         ev = str(row.get("event"))
         actor = _str(row.get("actor")) or _str(row.get("target"))
@@ -128,8 +131,8 @@ def uno_round(
                 "draw_pile": _int(row.get("draw_pile")), "discard_pile": _int(row.get("discard_pile")),
                 "pending": _int(row.get("pending")) or 0,
                 "owes_draw": bool(row.get("owes_draw")) if not pd.isna(row.get("owes_draw")) else False,
-                "bind": {k: v for k, v in (_j(row.get("bind"), {}) or {}).items() if isinstance(v, int) and v},
-                "yell": {k: bool(v) for k, v in (_j(row.get("yell"), {}) or {}).items() if v is True},
+                "bind": {k: v for k, v in _dict(row.get("bind")).items() if isinstance(v, int) and v},
+                "yell": {k: True for k, v in _dict(row.get("yell")).items() if v is True},
                 "to_act": _str(row.get("to_act")),
             },
         })  # fmt: skip

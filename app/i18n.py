@@ -94,7 +94,10 @@ def current() -> str:
         return forced
     try:
         import streamlit as st
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
+        if get_script_run_ctx(suppress_warning=True) is None:  # not inside a page run
+            return DEFAULT
         chosen = st.session_state.get("lang")
         if chosen in LANGUAGES:
             return str(chosen)

@@ -351,6 +351,8 @@ COLUMN_NAMES = {
     "total": N_("Total"), "rounds_won": N_("Rounds won"), "open": N_("Open"),
 }  # fmt: skip
 MISSING = "—"
+#: Row height (px) of tables with long text: three lines, wrapped.
+WRAPPED_ROW = 64
 
 
 def choices(labels: dict[Any, str], raw: dict[Any, str] | None = None) -> Any:

@@ -50,7 +50,7 @@ else:
                                   cards_drawn=("cards_received", "sum")).reset_index()  # fmt: skip
     rates["success_rate"] = rates["won"] / rates["challenges"]
     st.dataframe(
-        ui.readable(rates.rename(columns={col: "player_name"})), hide_index=True, width="stretch", key="ch.rates",
+        ui.readable(rates.rename(columns={col: "player_name"})), hide_index=True, placeholder=ui.MISSING, width="stretch", key="ch.rates",
         column_config={_("Success rate"): st.column_config.NumberColumn(_("Success rate"), format="percent"),
                        _("Succeeded"): st.column_config.NumberColumn(_("Succeeded"))},
     )  # fmt: skip
@@ -59,7 +59,7 @@ else:
     event = st.dataframe(
         ui.readable(table[["round_no", "turn_no", "challenger_name", "target_name", "is_challenge", "success",
                            "was_bluff", "cards_received"]]),
-        hide_index=True, width="stretch", key="ch.table", on_select="rerun", selection_mode="single-row",
+        hide_index=True, placeholder=ui.MISSING, width="stretch", key="ch.table", on_select="rerun", selection_mode="single-row",
     )  # fmt: skip
     picked = ui.selected_row(event)
     if picked is not None:
@@ -71,8 +71,8 @@ else:
     bl = bluffs_missed.reset_index(drop=True)
     ev = st.dataframe(ui.readable(bl[["round_no", "turn_no", "player_name", "message"]].assign(
                           message=[ui.with_names(m, names) for m in bl["message"]])),
-                      hide_index=True, width="stretch", key="ch.bluffs", on_select="rerun", selection_mode="single-row",
-                      column_config=ui.wrap_columns(["message"]))  # fmt: skip
+                      hide_index=True, placeholder=ui.MISSING, width="stretch", key="ch.bluffs", on_select="rerun", selection_mode="single-row",
+                      row_height=ui.WRAPPED_ROW, column_config=ui.wrap_columns(["message"]))  # fmt: skip
     picked = ui.selected_row(ev)
     if picked is not None:
         ui.open_in_replayer(match, bl["round_no"].iloc[picked], bl["seq"].iloc[picked])

@@ -18,7 +18,7 @@ c3.metric(_("Finished"), int((matches["status"] == "finished").sum()))
 st.dataframe(
     ui.readable(matches[["dealer_name", "dealer_code", "players", "winner", "white_wild", "rounds_played", "status",
                          "started_at", "match_id"]]),
-    hide_index=True, width="stretch", key="matches.table",
+    hide_index=True, placeholder=ui.MISSING, width="stretch", key="matches.table",
 )  # fmt: skip
 
 match = ui.selected_match()
@@ -29,7 +29,7 @@ st.caption(_("match {match} · white wild {white} · {rounds} rounds · {status}
 summary = q.match_summary(con, match).reset_index(drop=True)
 st.caption(_("Click a player to see their rounds, worst first."))
 event = st.dataframe(
-    ui.readable(summary), hide_index=True, width="stretch", key="matches.players", on_select="rerun",
+    ui.readable(summary), hide_index=True, placeholder=ui.MISSING, width="stretch", key="matches.players", on_select="rerun",
     selection_mode="single-row",
     column_config={_("Rank"): st.column_config.NumberColumn(_("Rank"), help=_("final rank; ties go to whoever reached the score first"))},
 )  # fmt: skip

@@ -32,7 +32,7 @@ table = rows.assign(player_name=[names.get(c, c) for c in rows["player"]])[
     ["round_no", "player_name", "penalties", "penalty_cards", "player_rule", "errors", "findings", "score", "total_score"]
 ]
 event = st.dataframe(
-    ui.readable(table), hide_index=True, width="stretch", key="pr.table", on_select="rerun",
+    ui.readable(table), hide_index=True, placeholder=ui.MISSING, width="stretch", key="pr.table", on_select="rerun",
     selection_mode="single-row",
 )  # fmt: skip
 picked = ui.selected_row(event)

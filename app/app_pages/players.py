@@ -11,7 +11,7 @@ from queries import dashboard as q
 st.title(_("Players"))
 con = ui.require_data()
 stats = q.bot_stats(con)
-st.dataframe(ui.readable(stats), hide_index=True, width="stretch", key="pl.table")
+st.dataframe(ui.readable(stats), hide_index=True, placeholder=ui.MISSING, width="stretch", key="pl.table")
 st.caption(_(
     "Think time: milliseconds from the moment the dealer's 5-second clock started for the bot (its next-player, "
     "colour request or playable draw) to its action, from the log's timestamps. Actions over 4 s are close to "
@@ -24,4 +24,4 @@ if len(names) >= 2:
     b = c2.selectbox(_("with"), names, index=1, key="pl.b")
     side = ui.readable(stats).set_index(_("Player")).loc[[a, b]].T
     side.columns = [f"{a}", f"{b} "] if a == b else [a, b]
-    st.dataframe(side.astype(str), width="stretch", key="pl.compare")
+    st.dataframe(side.astype(object).where(side.notna(), ui.MISSING).astype(str), width="stretch", key="pl.compare")

@@ -130,7 +130,7 @@ if scores["score"].notna().any():
         _("Round score"): {names.get(r.player_code, r.player_code): ui.num(r.score) for r in scores.itertuples()},
         _("Total"): {names.get(r.player_code, r.player_code): ui.num(r.total_score) for r in scores.itertuples()},
     }
-    st.dataframe(ui.readable(pd.DataFrame(table).T), width="stretch", key="rb.scores")
+    st.dataframe(ui.readable(pd.DataFrame(table).T), width="stretch", key="rb.scores", placeholder=ui.MISSING)
 
 # ---- the current event in detail (follows the replayer)
 cols = st.columns([3, 2])
@@ -144,8 +144,8 @@ with cols[0]:
             message=[finding_sentence(f, names) for f in here.to_dict("records")],
             expected=[cause_words(x) if isinstance(x, str) else x for x in here["expected"]],
         )[["severity", "code", "player", "message", "expected", "actual"]]
-        st.dataframe(ui.readable(detail), hide_index=True, width="stretch", key="rb.findings",
-                     column_config=ui.wrap_columns(["message", "expected", "actual"]))  # fmt: skip
+        st.dataframe(ui.readable(detail), hide_index=True, placeholder=ui.MISSING, width="stretch", key="rb.findings",
+                     row_height=ui.WRAPPED_ROW, column_config=ui.wrap_columns(["message", "expected", "actual"]))  # fmt: skip
 with cols[1], st.expander(_("Raw event (as read from the log)")):
     raw = q.raw_event(con, match, seq) if seq is not None else None
     if raw:

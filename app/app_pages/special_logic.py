@@ -24,7 +24,7 @@ c2.metric(_("Accepted"), len(accepted))
 per_round = accepted.groupby(["round_no", "player_name"]).size()
 c3.metric(_("Most in one round (limit 10)"), int(per_round.max()) if len(per_round) else 0)
 titles = df.groupby(["player_name", "title", "outcome"], dropna=False).size().reset_index(name="count")
-st.dataframe(ui.readable(titles.sort_values("count", ascending=False)), hide_index=True, width="stretch", key="sl.titles")
+st.dataframe(ui.readable(titles.sort_values("count", ascending=False)), hide_index=True, placeholder=ui.MISSING, width="stretch", key="sl.titles")
 st.plotly_chart(charts.per_round(df, "player_name", _("Firings per round"), ui.chart_labels(), ui.name_colors(con, match)),
                 width="stretch", key="sl.rounds")  # fmt: skip
 over = per_round[per_round > LIMIT]
@@ -34,7 +34,7 @@ st.caption(_("Click a row to open that firing in the replayer."))
 table = df.reset_index(drop=True)
 event = st.dataframe(
     ui.readable(table[["round_no", "turn_no", "player_name", "title", "title_length", "outcome", "before_event"]]),
-    hide_index=True, width="stretch", key="sl.table", on_select="rerun", selection_mode="single-row",
+    hide_index=True, placeholder=ui.MISSING, width="stretch", key="sl.table", on_select="rerun", selection_mode="single-row",
 )  # fmt: skip
 picked = ui.selected_row(event)
 if picked is not None:

@@ -28,7 +28,7 @@ if kind == "preliminary":
     table = preliminary_group(rows)
     st.caption(_("Ranked by total score; a tie goes to whoever reached the score first. Players named "
                  "'{prefix}…' (the dealer's demo players) never advance.").format(prefix=DEMO_PREFIX))  # fmt: skip
-    st.dataframe(ui.readable(table), hide_index=True, width="stretch", key="st.table")
+    st.dataframe(ui.readable(table), hide_index=True, placeholder=ui.MISSING, width="stretch", key="st.table")
     race = pd.concat([q.score_race(con, m).assign(match=labels.get(m, m)) for m in picked])
     colors = {}
     for m in picked:
@@ -37,4 +37,4 @@ if kind == "preliminary":
 else:
     long_match = st.selectbox(_("The 1,000-round match (tie-break)"), picked, format_func=lambda m: labels.get(m, m),
                               key="st.long")  # fmt: skip
-    st.dataframe(ui.readable(final_stage(rows, long_match)), hide_index=True, width="stretch", key="st.table")
+    st.dataframe(ui.readable(final_stage(rows, long_match)), hide_index=True, placeholder=ui.MISSING, width="stretch", key="st.table")

@@ -169,3 +169,36 @@ def test_worst_round_of_a_bot_in_three_clicks(page: Any, app_url: str) -> None:
     expect(page.locator(".kr-title")).to_contain_text(f"Round {worst[0]} ")
     assert _seq(page) <= worst[2]
     assert page.locator(".kr-findings li").count() > 0 or "Penalty" in page.locator(".kr-event").inner_text()
+
+
+def test_shared_html_files_open_without_a_server(page: Any, tmp_path: Any) -> None:
+    """The downloaded round and match files replay from file:// with the network cut off."""
+    import duckdb
+
+    from app import frames, replayer
+    from queries import dashboard as q
+    from tests.e2e.conftest import served_db_path
+
+    con = duckdb.connect(str(served_db_path()), read_only=True)
+    match = q.match_list(con)["match_id"][0]
+    names = q.player_names(con, match)
+    rounds = [frames.uno_round(q.round_events(con, match, r), q.round_info(con, match, r) or {}, names, {},
+                               q.round_findings(con, match, r), match=match, round_no=r) for r in range(1, 41)]  # fmt: skip
+    con.close()
+    one, whole = tmp_path / "round.html", tmp_path / "match.html"
+    one.write_text(replayer.standalone_html(rounds[4], title="round 5"), encoding="utf-8")
+    whole.write_text(replayer.standalone_html({"rounds": rounds}, title="match"), encoding="utf-8")
+    assert "application/x-kifu-gzip-base64" in whole.read_text()  # a whole match travels compressed
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(one.as_uri())
+    expect(page.locator(".kr-board .ut")).to_be_visible()
+    first = _seq(page)
+    page.keyboard.press("ArrowRight")
+    assert _seq(page) > first
+    page.goto(whole.as_uri())
+    expect(page.locator(".kr-board .ut")).to_be_visible()
+    page.locator("select").first.select_option(index=4)
+    expect(page.locator(".kr-title")).to_contain_text("Round 5")
+    assert all(u.startswith(("file:", "data:", "about:")) for u in requests), requests
+    screenshot(page, "shared_match_file")
