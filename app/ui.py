@@ -351,8 +351,6 @@ COLUMN_NAMES = {
     "total": N_("Total"), "rounds_won": N_("Rounds won"), "open": N_("Open"),
 }  # fmt: skip
 MISSING = "—"
-#: Row height (px) of tables with long text: three lines, wrapped.
-WRAPPED_ROW = 64
 
 
 def choices(labels: dict[Any, str], raw: dict[Any, str] | None = None) -> Any:
@@ -377,7 +375,7 @@ def readable(df: Any) -> Any:
     return out.rename(columns={c: _(COLUMN_NAMES[c]) for c in out.columns if c in COLUMN_NAMES})
 
 
-def wrap_columns(columns: list[str]) -> dict[str, Any]:
-    """Column settings that show long text whole (wrapped), under their human names."""
+def wide_columns(columns: list[str]) -> dict[str, Any]:
+    """Column settings that give long text the widest columns, under their human names."""
     return {_(COLUMN_NAMES.get(c, c)): st.column_config.TextColumn(_(COLUMN_NAMES.get(c, c)), width="large")
             for c in columns}  # fmt: skip

@@ -72,7 +72,7 @@ else:
     ev = st.dataframe(ui.readable(bl[["round_no", "turn_no", "player_name", "message"]].assign(
                           message=[ui.with_names(m, names) for m in bl["message"]])),
                       hide_index=True, placeholder=ui.MISSING, width="stretch", key="ch.bluffs", on_select="rerun", selection_mode="single-row",
-                      row_height=ui.WRAPPED_ROW, column_config=ui.wrap_columns(["message"]))  # fmt: skip
+                      column_config=ui.wide_columns(["message"]))  # fmt: skip
     picked = ui.selected_row(ev)
     if picked is not None:
         ui.open_in_replayer(match, bl["round_no"].iloc[picked], bl["seq"].iloc[picked])

@@ -36,7 +36,7 @@ st.caption(_("Click a row to open that penalty in the replayer."))
 event = st.dataframe(
     ui.readable(table[["round_no", "turn_no", "seq", "player_name", "cause_text", "cards_received", "explained_by"]]),
     hide_index=True, placeholder=ui.MISSING, width="stretch", key="pen.table", on_select="rerun", selection_mode="single-row",
-    row_height=ui.WRAPPED_ROW, column_config=ui.wrap_columns(["cause_text"]),
+    column_config=ui.wide_columns(["cause_text"]),
 )  # fmt: skip
 picked = ui.selected_row(event)
 if picked is not None:

@@ -145,7 +145,7 @@ with cols[0]:
             expected=[cause_words(x) if isinstance(x, str) else x for x in here["expected"]],
         )[["severity", "code", "player", "message", "expected", "actual"]]
         st.dataframe(ui.readable(detail), hide_index=True, placeholder=ui.MISSING, width="stretch", key="rb.findings",
-                     row_height=ui.WRAPPED_ROW, column_config=ui.wrap_columns(["message", "expected", "actual"]))  # fmt: skip
+                     column_config=ui.wide_columns(["message", "expected", "actual"]))  # fmt: skip
 with cols[1], st.expander(_("Raw event (as read from the log)")):
     raw = q.raw_event(con, match, seq) if seq is not None else None
     if raw:

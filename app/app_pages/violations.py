@@ -31,8 +31,7 @@ else:
     df = df.assign(check=[f"{c} — {check_title(c)}" for c in df["code"]])
     counts = df.groupby(["check", "severity"]).size().reset_index(name="count").sort_values("count", ascending=False)
     left, right = st.columns([2, 3])
-    left.dataframe(ui.readable(counts), hide_index=True, placeholder=ui.MISSING, width="stretch", key="vio.counts",
-                   row_height=ui.WRAPPED_ROW, column_config=ui.wrap_columns(["check"]))  # fmt: skip
+    left.dataframe(ui.readable(counts), hide_index=True, placeholder=ui.MISSING, width="stretch", key="vio.counts")
     right.plotly_chart(charts.ranked_bars(df, "code", "player_name", _("Findings by check and player"), ui.chart_labels(),
                                           ui.name_colors(con, match)), width="stretch", key="vio.chart")  # fmt: skip
     code = st.selectbox(_("Check"), ["*", *counts.drop_duplicates("check")["check"]], key=ui.lkey("vio.code"),
@@ -43,7 +42,7 @@ else:
     event = st.dataframe(
         ui.readable(table[["severity", "code", "player_name", "round_no", "turn_no", "message", "expected", "actual"]]),
         hide_index=True, placeholder=ui.MISSING, width="stretch", key="vio.table", on_select="rerun", selection_mode="single-row",
-        row_height=ui.WRAPPED_ROW, column_config=ui.wrap_columns(["message", "expected", "actual"]),
+        column_config=ui.wide_columns(["message", "expected", "actual"]),
     )  # fmt: skip
     picked = ui.selected_row(event)
     if picked is not None and ui.num(table["seq"].iloc[picked]) is not None \
