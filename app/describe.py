@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from app.i18n import N_, _
+from rules.uno.events import penalty_text
 
 #: The dealer's own Japanese labels for its events (its log viewer), English for the rest.
 EVENT_LABELS = {
@@ -48,15 +49,16 @@ ACTIONS = frozenset({"play-card", "draw-card", "play-draw-card", "challenge", "p
                      "special-logic", "color-of-wild"})  # fmt: skip
 
 
-def _num(v: Any) -> int | None:
-    """A cell as int, None for NULL/NaN/pandas NA."""
+def cell_int(v: Any) -> int | None:
+    """A table cell as int, None for NULL/NaN/pandas NA or anything not a number."""
     try:
         return None if v is None or pd.isna(v) else int(v)
     except (TypeError, ValueError):
         return None
 
 
-def _text(v: Any) -> str | None:
+def cell_text(v: Any) -> str | None:
+    """A table cell as a non-empty str, else None."""
     return v if isinstance(v, str) and v else None
 
 
@@ -71,13 +73,13 @@ def colour_word(colour: Any) -> str:
 
 def card_words(color: Any, number: Any, special: Any) -> str:
     """'red 5', 'blue skip' — or a plain 'an unreadable card'."""
-    if _text(color) is None:
+    if cell_text(color) is None:
         return _("an unreadable card")
-    n = _num(number)
+    n = cell_int(number)
     if n is not None:
         face = str(n)
     else:
-        raw = str(_text(special) or "?")
+        raw = str(cell_text(special) or "?")
         face = _(FACES[raw]) if raw in FACES else raw.replace("_", " ")
     return _("{colour} {face}").format(colour=colour_word(color), face=face)
 
@@ -97,12 +99,6 @@ def cause_words(cause: Any) -> str:
     return shown if shown == text else f"{shown} ({text})"
 
 
-def error_text(contents: dict[str, Any]) -> str | None:
-    err = contents.get("error")
-    err = err.get("message") if isinstance(err, dict) else err
-    return None if err is None else str(err)
-
-
 def describe(row: dict[str, Any], names: dict[str, str], refused_by: str | None = None) -> str:
     """One sentence for one event row of ``queries.dashboard.round_events``.
 
@@ -112,7 +108,7 @@ def describe(row: dict[str, Any], names: dict[str, str], refused_by: str | None 
         return names.get(code, code) if isinstance(code, str) and code else _("the dealer")
 
     try:
-        c = json.loads(_text(row.get("contents")) or "{}")
+        c = json.loads(cell_text(row.get("contents")) or "{}")
     except ValueError:
         c = {}
     c = c if isinstance(c, dict) else {}
@@ -143,8 +139,8 @@ def describe(row: dict[str, Any], names: dict[str, str], refused_by: str | None 
         return _("New deal: first card {card}; {target} goes first.").format(card=card, target=target)
     if ev == "next-player":
         if c.get("must_call_draw_card") is True:
-            return _("{target}'s turn (turn {turn}); must draw.").format(target=target, turn=_num(row.get("turn_no")))
-        return _("{target}'s turn (turn {turn}).").format(target=target, turn=_num(row.get("turn_no")))
+            return _("{target}'s turn (turn {turn}); must draw.").format(target=target, turn=cell_int(row.get("turn_no")))
+        return _("{target}'s turn (turn {turn}).").format(target=target, turn=cell_int(row.get("turn_no")))
     if ev in ("play-card", "play-draw-card"):
         if ev == "play-draw-card" and c.get("is_play_card") is not True:
             return _("{actor} keeps the drawn card.").format(actor=actor)
@@ -156,10 +152,10 @@ def describe(row: dict[str, Any], names: dict[str, str], refused_by: str | None 
             text += _(" and yells UNO")
         return text + _(".")
     if ev == "draw-card":
-        n = _num(row.get("n_cards")) or 0
+        n = cell_int(row.get("n_cards")) or 0
         if c.get("is_draw") is False:
             return _("{actor} cannot draw (25 cards or more) and passes.").format(actor=actor)
-        reason = _text(row.get("draw_reason")) or "nothing"
+        reason = cell_text(row.get("draw_reason")) or "nothing"
         why = _(REASONS[reason]) if reason in REASONS else reason
         text = _("{actor} draws {n} card(s) ({why}).").format(actor=actor, n=n, why=why)
         return text + (_(" It can be played.") if c.get("can_play_draw_card") is True else "")
@@ -187,9 +183,9 @@ def describe(row: dict[str, Any], names: dict[str, str], refused_by: str | None 
         return _("Shuffle wild by {target}: all hands are collected and dealt again.").format(target=target)
     if ev == "penalty":
         return _("Penalty for {target}: {cause} (+{n} card(s)).").format(
-            target=target, cause=cause_words(error_text(c)), n=_num(row.get("n_cards")) or 0)
+            target=target, cause=cause_words(penalty_text(c.get("error"))), n=cell_int(row.get("n_cards")) or 0)
     if ev == "finish-turn":
-        if _text(row.get("target")):
+        if cell_text(row.get("target")):
             return _("Round over: {target} wins.").format(target=target)
         return _("Round over without a winner.")
     return _("{event} by {actor}.").format(event=event_label(ev), actor=actor)

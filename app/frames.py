@@ -13,9 +13,11 @@ from typing import Any
 
 import pandas as pd
 
-from app.describe import ACTIONS, describe, error_text, event_label
+from app.describe import ACTIONS, cell_int, cell_text, describe, event_label
 from app.findings import finding_sentence, with_names
 from app.i18n import N_, _
+from queries import dashboard as q
+from rules.uno.events import penalty_text
 
 #: Texts the replayer's JavaScript shows (controls and the card table), by key.
 LABELS = {
@@ -54,30 +56,18 @@ def _dict(value: Any) -> dict[str, Any]:
     return got if isinstance(got, dict) else {}
 
 
-def _int(value: Any) -> int | None:
-    try:
-        return None if value is None or pd.isna(value) else int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def refusal(row: dict[str, Any], nxt: dict[str, Any] | None) -> str | None:
     """The dealer's error text when ``nxt`` is a penalty refusing the action ``row``."""
     if nxt is None or nxt.get("event") != "penalty" or row.get("event") not in ACTIONS:
         return None
-    actor = _str(row.get("actor"))
-    if actor is None or _str(nxt.get("target")) != actor:
+    actor = cell_text(row.get("actor"))
+    if actor is None or cell_text(nxt.get("target")) != actor:
         return None
-    contents = _j(nxt.get("contents"), {})
-    return (error_text(contents) if isinstance(contents, dict) else None) or "?"
+    return penalty_text(_dict(nxt.get("contents")).get("error")) or "?"
 
 
 def attempted_card(row: dict[str, Any]) -> str | None:
-    colour, number, special = _str(row.get("card_color")), _int(row.get("card_number")), _str(row.get("card_special"))
+    colour, number, special = cell_text(row.get("card_color")), cell_int(row.get("card_number")), cell_text(row.get("card_special"))
     if colour is None or (number is None and special is None):
         return None
     return f"{colour}-{number if number is not None else special}"
@@ -91,7 +81,7 @@ def uno_round(
     rows = events.to_dict("records")
     by_seq: dict[int, list[dict[str, Any]]] = {}
     for f in found.to_dict("records"):
-        for key in {_int(f.get("seq")), _int(f.get("penalty_seq"))} - {None}:
+        for key in {cell_int(f.get("seq")), cell_int(f.get("penalty_seq"))} - {None}:
             by_seq.setdefault(key, []).append(f)  # type: ignore[arg-type]
     order = {"error": 0, "warning": 1, "info": 2}
     seats = [s for s in _j(info.get("play_order"), []) if isinstance(s, str)]
@@ -103,37 +93,37 @@ def uno_round(
         nxt = rows[i + 1] if i + 1 < len(rows) else None
         refused = refusal(row, nxt)
         hands = {k: [c for c in v if isinstance(c, str)] for k, v in _dict(row.get("hands")).items() if isinstance(v, list)}
-        top = _str(row.get("top"))
+        top = cell_text(row.get("top"))
         ev = str(row.get("event"))
-        actor = _str(row.get("actor")) or _str(row.get("target"))
+        actor = cell_text(row.get("actor")) or cell_text(row.get("target"))
         if ev == "first-player":
             played = {"first": True}
         elif top != prev_top and refused is None and ev in ("play-card", "play-draw-card"):
-            played = {"prev": prev_top, "by": _str(row.get("actor"))}
+            played = {"prev": prev_top, "by": cell_text(row.get("actor"))}
         gained: dict[str, list[str]] = {}
         if ev not in ("first-player", "shuffle-wild"):
             for code, cards in hands.items():
                 extra = Counter(cards) - Counter(prev_hands.get(code, []))
                 if extra:
                     gained[code] = list(extra.elements())
-        fs = sorted(by_seq.get(_int(row.get("seq")) or -1, []), key=lambda f: (order.get(f.get("severity"), 3), str(f.get("code"))))
+        fs = sorted(by_seq.get(cell_int(row.get("seq")) or -1, []), key=lambda f: (order.get(f.get("severity"), 3), str(f.get("code"))))
         frames.append({
-            "seq": _int(row.get("seq")), "turn": _int(row.get("turn_no")), "event": ev, "label": event_label(ev),
+            "seq": cell_int(row.get("seq")), "turn": cell_int(row.get("turn_no")), "event": ev, "label": event_label(ev),
             "who": names.get(actor, actor) if actor else "", "actor": actor,
             "sentence": describe(row, names, refused_by=refused), "refused": refused is not None,
             "attempt": attempted_card(row) if refused is not None and ev in ("play-card", "play-draw-card") else None,
             "findings": [{"severity": str(f.get("severity")), "code": str(f.get("code")),
                           "text": finding_sentence(f, names)} for f in fs],
-            "winner": _str(info.get("winner")) if ev == "finish-turn" else None,
+            "winner": cell_text(info.get("winner")) if ev == "finish-turn" else None,
             "played": dict(played), "gained": gained,
             "board": {
                 "hands": hands, "top": top, "direction": None if pd.isna(row.get("direction")) else bool(row.get("direction")),
-                "draw_pile": _int(row.get("draw_pile")), "discard_pile": _int(row.get("discard_pile")),
-                "pending": _int(row.get("pending")) or 0,
+                "draw_pile": cell_int(row.get("draw_pile")), "discard_pile": cell_int(row.get("discard_pile")),
+                "pending": cell_int(row.get("pending")) or 0,
                 "owes_draw": bool(row.get("owes_draw")) if not pd.isna(row.get("owes_draw")) else False,
                 "bind": {k: v for k, v in _dict(row.get("bind")).items() if isinstance(v, int) and v},
                 "yell": {k: True for k, v in _dict(row.get("yell")).items() if v is True},
-                "to_act": _str(row.get("to_act")),
+                "to_act": cell_text(row.get("to_act")),
             },
         })  # fmt: skip
         prev_hands, prev_top = hands, top
@@ -143,6 +133,12 @@ def uno_round(
         "id": f"{match}/{round_no}/{len(frames)}", "game": "algori-uno", "round": round_no, "seats": seats,
         "players": players, "frames": frames, "labels": labels(),
     }
+
+
+def round_from(con: Any, match: str, round_no: int, names: dict[str, str], colors: dict[str, str]) -> dict[str, Any]:
+    """:func:`uno_round` for one stored round, read through ``queries.dashboard``."""
+    return uno_round(q.round_events(con, match, round_no), q.round_info(con, match, round_no) or {}, names, colors,
+                     q.round_findings(con, match, round_no), match=match, round_no=round_no)  # fmt: skip
 
 
 def visible(frames: list[dict[str, Any]], show: str, player: str | None) -> list[int]:

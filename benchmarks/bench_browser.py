@@ -22,6 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.bench_pages import pct  # noqa: E402
 from benchmarks.synth import long_match, write  # noqa: E402
 
 PAGES = ["", "round_browser", "player_rounds", "penalties", "challenges", "special_logic", "violations", "players",
@@ -42,11 +43,6 @@ STEP_JS = """async (n) => {
   }
   return [painted, handler];
 }"""
-
-
-def pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
 def main() -> None:

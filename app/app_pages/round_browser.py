@@ -165,8 +165,7 @@ def _round_file() -> str:
 
 def _match_file() -> str:
     with i18n.using(lang):
-        every = [frames.uno_round(q.round_events(con, match, r), q.round_info(con, match, r) or {}, names, colors,
-                                  q.round_findings(con, match, r), match=match, round_no=r) for r in round_numbers]  # fmt: skip
+        every = [frames.round_from(con, match, r, names, colors) for r in round_numbers]
         return replayer.standalone_html({"rounds": every}, title=_("Kifu replay · {n} rounds").format(n=len(every)),
                                         lang=lang)  # fmt: skip
 

@@ -182,8 +182,7 @@ def test_shared_html_files_open_without_a_server(page: Any, tmp_path: Any) -> No
     con = duckdb.connect(str(served_db_path()), read_only=True)
     match = q.match_list(con)["match_id"][0]
     names = q.player_names(con, match)
-    rounds = [frames.uno_round(q.round_events(con, match, r), q.round_info(con, match, r) or {}, names, {},
-                               q.round_findings(con, match, r), match=match, round_no=r) for r in range(1, 41)]  # fmt: skip
+    rounds = [frames.round_from(con, match, r, names, {}) for r in range(1, 41)]
     con.close()
     one, whole = tmp_path / "round.html", tmp_path / "match.html"
     one.write_text(replayer.standalone_html(rounds[4], title="round 5"), encoding="utf-8")
