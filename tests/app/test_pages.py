@@ -372,3 +372,17 @@ def test_round_browser_caps_a_giant_round(app: App, tmp_path: Path) -> None:
     ingest(db, write_lines(tmp_path / "giant.jsonl", lines))
     at = app(db, "round_browser", round=str(doc["turn"]))
     assert any(f"more than {ROUND_EVENTS_LIMIT:,} events" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("query", [
+    {"round": "abc", "seq": "-1"}, {"round": "9999", "seq": "5"}, {"round": "5", "seq": "99999999"},
+    {"round": "5", "turn": "x"}, {"player": "<b>nobody</b>", "lang": "xx"}, {"match": "no-such-match", "round": "3"},
+])  # fmt: skip
+def test_replayer_survives_malformed_urls(app: App, sample_db: Path, query: dict[str, str]) -> None:
+    """A typed or mangled URL never breaks the page: unknown values fall back to the defaults."""
+    at = app(sample_db, "round_browser", **query)
+    data = replay(at)
+    assert data["frames"] and data["round"] in range(1, 41)
+    assert at.query_params["lang"] == "en" and "player" not in at.query_params
+    if query.get("round") == "5" and "seq" in query:
+        assert data["round"] == 5 and data["jump"]["seq"] == 99999999  # the replayer shows the nearest event
