@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import queries
 from kifu import __version__
-from loaders import algori
+from loaders import algori, kakomimasu
 from loaders.sources import Record, SourceError
 from loaders.store import Store
 
@@ -43,6 +43,7 @@ class SourceReport:
     read: int = 0
     accepted: int = 0
     quarantined: int = 0
+    games: int = 0  # records of other games than ALGORI (Kakomimasu)
 
 
 @dataclass
@@ -96,15 +97,20 @@ def ingest(
             store = Store(con, run_id)
             store.backfill_identity()
             events_before = int(queries.scalar(con, "select count(*) from events"))
+            games = kakomimasu.Collector(
+                store, run_id, lambda src, line, raw, reason: _quarantine(store, report, src, Record(line, raw, error=reason)),
+                validate=validate,
+            )  # fmt: skip
             for source in sources:
-                _ingest_source(source, store, report, progress, validate)
+                _ingest_source(source, store, report, progress, validate, games)
             final = algori.Assembler(source="", run_id=run_id, store=store,
                                      on_match_done=lambda m: _match_done(m, store, report), validate=validate)  # fmt: skip
             final.reassemble()
             store.flush()
             alive = {m for (m,) in con.execute("select match_id from matches").fetchall()}
             report.matches = [m for m in report.matches if m in alive]
-            report.ingested = int(queries.scalar(con, "select count(*) from events")) - events_before
+            report.matches += [m for m in games.matches if m in alive and m not in report.matches]
+            report.ingested = int(queries.scalar(con, "select count(*) from events")) - events_before + games.new_records
             report.duplicates = max(0, sum(s.accepted for s in report.sources) - report.ingested)
             report.duration_s = time.time() - started
             store.flush()
@@ -123,7 +129,8 @@ def ingest(
 
 
 def _ingest_source(
-    source: Source, store: Store, report: RunReport, progress: ProgressFactory | None, validate: bool = True
+    source: Source, store: Store, report: RunReport, progress: ProgressFactory | None, validate: bool = True,
+    games: kakomimasu.Collector | None = None,
 ) -> None:
     srep = SourceReport(source.name)
     report.sources.append(srep)
@@ -148,7 +155,12 @@ def _ingest_source(
         for rec in source.records():
             srep.read += 1
             report.records_read += 1
-            if rec.error is None:
+            kind = kakomimasu.claims(rec.doc) if rec.error is None and games is not None else None
+            if kind is not None and games is not None:
+                srep.accepted += 1
+                srep.games += 1
+                games.add(kind, rec.doc, source.name, rec.line, rec.raw)
+            elif rec.error is None:
                 try:
                     doc = rec.doc
                     if isinstance(rec.raw, bytes) and b'"$number' in rec.raw:
@@ -167,6 +179,8 @@ def _ingest_source(
                 bar.set_postfix_str(f"{srep.read:,} records, {srep.read / elapsed:,.0f} rec/s", refresh=False)
                 advance(source.bytes_done)
         assembler.close()
+        if games is not None:
+            games.close_source()
     finally:
         if bar is not None:
             advance(source.bytes_done)
@@ -255,7 +269,7 @@ def print_summary(report: RunReport, out: Any = None) -> None:
             print(f"    … and {report.quarantined - 10:,} more", file=out)
     for s in report.sources:
         if s.read and not s.accepted:
-            print(f"  {printable(s.name)}: no ALGORI activity in it (unknown game format?)", file=out)
+            print(f"  {printable(s.name)}: no ALGORI activity or Kakomimasu game in it (unknown game format?)", file=out)
     print(f"  database: {report.db}", file=out)
 
 

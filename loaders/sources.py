@@ -106,7 +106,12 @@ class FileSource:
                 self.progress(self.bytes_done)
 
         reader = _Reader(stream, tick)
-        if reader.first_byte() == b"[":
+        first = reader.first_byte()
+        if first == b"[":
+            yield from _array_records(reader)
+            return
+        if first == b"{" and reader.pretty_printed():
+            reader.wrap_as_array()
             yield from _array_records(reader)
             return
         for lineno, line, length in _iter_lines(reader):
@@ -182,6 +187,37 @@ class _Reader:
                 out = out[3:]
         self._tick()
         return out
+
+    def pretty_printed(self) -> bool:
+        """Whether the stream starts with a JSON object spread over lines (one game per file,
+        pretty-printed) rather than JSON lines: its first line is not a whole JSON value and
+        the next one is indented."""
+        head = self._first or b""
+        lines = head.lstrip(b" \t\r\n").split(b"\n", 2)
+        if len(lines) < 2:
+            return False
+        try:
+            parse_json(lines[0])
+        except (orjson.JSONDecodeError, RecursionError):
+            return lines[0].strip() == b"{" or lines[1][:1] in (b" ", b"\t")
+        return False
+
+    def wrap_as_array(self) -> None:
+        """Read the rest as the elements of a JSON array (objects one after another)."""
+        inner = self.chunk
+        state = {"started": False, "ended": False}
+
+        def chunk() -> bytes:
+            if not state["started"]:
+                state["started"] = True
+                return b"[" + inner()
+            out = inner()
+            if out or state["ended"]:
+                return out
+            state["ended"] = True
+            return b"]"
+
+        self.chunk = chunk  # type: ignore[method-assign]
 
     def first_byte(self) -> bytes:
         """The first non-blank byte (b"" for a blank stream); only blank chunks are consumed,

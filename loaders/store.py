@@ -83,6 +83,25 @@ TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
         ("run_id", I), ("source", S), ("line", I), ("reason", S), ("raw", S),
         ("raw_length", I), ("raw_hash", S),
     ],
+    "kakomimasu_games": [
+        ("match_id", S), ("game_id", S), ("name", S), ("game_type", S), ("status", S), ("board_key", S),
+        ("width", I), ("height", I), ("points", S), ("n_player", I), ("n_agent", I), ("total_turn", I),
+        ("turns_logged", I), ("operation_sec", F), ("transition_sec", F), ("started_at", T), ("winners", S),
+        ("decided_by", S), ("area_fill", S), ("written_points", S), ("content_hash", S), ("progress", I),
+        ("run_id", I),
+    ],
+    "kakomimasu_actions": [
+        ("match_id", S), ("turn", I), ("player_index", I), ("agent_id", I), ("type", I), ("x", I), ("y", I),
+        ("res", I), ("res_replayed", I), ("why", S), ("inferred", B), ("undetermined", B), ("position", I),
+    ],
+    "kakomimasu_points": [
+        ("match_id", S), ("turn", I), ("player_index", I), ("area_point", I), ("wall_point", I),
+        ("area_point_replayed", I), ("wall_point_replayed", I),
+    ],
+    "kakomimasu_boards": [
+        ("board_key", S), ("name", S), ("width", I), ("height", I), ("points", S), ("n_agent", I),
+        ("n_player", I), ("total_turn", I), ("operation_sec", F), ("run_id", I),
+    ],
     # not stored: pieces of match logs that wait for the end of the run to be put in place
     "spool": [
         ("piece", I), ("pos", I), ("run_id", I), ("source", S), ("line", I), ("raw", S), ("rkey", I),
@@ -92,7 +111,8 @@ TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
 
 #: Every table with a ``match_id`` column, i.e. everything a match's rebuild replaces.
 MATCH_TABLES = ("raw_activities", "events", "penalties", "challenges", "special_logic", "matches", "players",
-                "rounds", "round_scores", "violations", "states", "think_times")  # fmt: skip
+                "rounds", "round_scores", "violations", "states", "think_times",
+                "kakomimasu_games", "kakomimasu_actions", "kakomimasu_points")  # fmt: skip
 
 #: Tables holding one row per match (or finer) that are rebuilt when a match grows.
 SUMMARY_TABLES = ("matches", "players", "rounds", "round_scores")

@@ -20,9 +20,9 @@ SCHEMA_DIR = HERE / "schema"
 SQL_DIR = HERE / "sql"
 
 #: Bump when a table or column changes; stored in ``kifu_meta``.
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 #: Older schema versions this Kifu upgrades in place (new columns are filled in by the next ingest).
-UPGRADABLE = ("3",)
+UPGRADABLE = ("3", "4")
 
 DEFAULT_DB = "kifu.duckdb"
 

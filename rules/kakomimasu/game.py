@@ -1,0 +1,387 @@
+"""Kakomimasu game records: what a log says, read from its JSON shapes into plain data.
+
+Two shapes exist:
+
+* **API v1 Game JSON** (``GET /v1/matches/{id}``): the board, the players, the *final*
+  tiles and agent positions, and a ``log`` with every turn's actions (with the server's
+  result code) and every player's points after the turn.
+* **2020 snapshots**: the game-info object the 2020 server sent once per turn — the tiles,
+  agents and points *before* each turn, no actions.
+
+:func:`classify` tells which shape a parsed JSON value has; :func:`from_v1` and
+:func:`from_snapshots` check every field (types, sizes, ranges) and raise
+:class:`GameLogError` with a one-line reason for anything Kifu cannot replay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.kakomimasu.engine import AREA, NOBODY, WALL, Action
+
+MAX_SIDE = 64  # the rules use 10…24; the engine itself has no limit
+MAX_PLAYERS = 8
+MAX_AGENTS = 64
+MAX_TURNS = 10_000
+MAX_ACTIONS = 1_000  # per player and turn
+MAX_INT = 2**31 - 1
+
+V1 = "kakomimasu-v1"
+LEGACY = "kakomimasu-2020"
+
+
+class GameLogError(ValueError):
+    """A record that is not a replayable Kakomimasu game; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    id: str
+    type: str | None = None  # 'account' | 'guest' (v1)
+    spec: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One logged turn: per player the actions sent (with the logged result) and the points after."""
+
+    actions: tuple[tuple[Action, ...], ...]
+    res: tuple[tuple[int | None, ...], ...]
+    points: tuple[tuple[int, int] | None, ...]  # (area, wall) per player
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The 2020 server's view at the start of ``turn``: tiles, agents, points."""
+
+    turn: int
+    kinds: tuple[int, ...]
+    owners: tuple[int, ...]
+    agents: tuple[tuple[tuple[int, int], ...], ...]
+    points: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameLog:
+    game_id: str
+    format: str  # V1 | LEGACY
+    name: str | None
+    kind: str | None  # 'normal' | 'self' | 'personal' (v1)
+    status: str | None  # 'free' | 'ready' | 'gaming' | 'ended'
+    width: int | None  # None: no board yet (a game still waiting for players)
+    height: int | None
+    points: tuple[int, ...] | None
+    n_player: int
+    n_agent: int
+    total_turn: int | None
+    turn: int | None
+    started_at: float | None  # Unix time
+    operation_sec: float | None
+    transition_sec: float | None
+    players: tuple[Player, ...]
+    turns: tuple[Turn, ...] = ()
+    final_kinds: tuple[int, ...] | None = None
+    final_owners: tuple[int, ...] | None = None
+    final_agents: tuple[tuple[tuple[int, int], ...], ...] | None = None
+    final_points: tuple[tuple[int, int] | None, ...] | None = None
+    snapshots: tuple[Snapshot, ...] = field(default=())
+
+    @property
+    def has_board(self) -> bool:
+        return self.width is not None and self.points is not None
+
+    @property
+    def finished(self) -> bool:
+        if self.format == LEGACY:
+            return bool(self.snapshots) and self.total_turn is not None and self.snapshots[-1].turn >= self.total_turn
+        return self.status == "ended" or (self.total_turn is not None and len(self.turns) >= self.total_turn > 0)
+
+
+def classify(doc: Any) -> str | None:
+    """'v1-game', 'snapshot', 'join' (a join-match answer), 'boards' (a board set) or None."""
+    if not isinstance(doc, dict):
+        return None
+    if "log" in doc and "totalTurn" in doc and ("field" in doc or "players" in doc):
+        return "v1-game"
+    if "gameId" in doc and "tiled" in doc and "players" in doc:
+        return "snapshot"
+    if "gameId" in doc and "userId" in doc and "index" in doc and "log" not in doc:
+        return "join"
+    if doc and all(isinstance(v, dict) and "points" in v and "width" in v for v in doc.values()):
+        return "boards"
+    return None
+
+
+# ---- field checks ---------------------------------------------------------------------
+
+
+def _int(v: Any, what: str, lo: int = -MAX_INT, hi: int = MAX_INT) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        else:
+            raise GameLogError(f"{what} is not an integer ({_show(v)})")
+    if not lo <= v <= hi:
+        raise GameLogError(f"{what} is {v}, outside {lo}…{hi}")
+    return v
+
+
+def _opt_int(v: Any, what: str, lo: int = -MAX_INT, hi: int = MAX_INT) -> int | None:
+    return None if v is None else _int(v, what, lo, hi)
+
+
+def _opt_num(v: Any, what: str) -> float | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise GameLogError(f"{what} is not a number ({_show(v)})")
+    return float(v)
+
+
+def _opt_str(v: Any, what: str) -> str | None:
+    if v is None:
+        return None
+    if not isinstance(v, str):
+        raise GameLogError(f"{what} is not a string ({_show(v)})")
+    return v
+
+
+def _list(v: Any, what: str, max_len: int | None = None) -> list[Any]:
+    if not isinstance(v, list):
+        raise GameLogError(f"{what} is not a list ({_show(v)})")
+    if max_len is not None and len(v) > max_len:
+        raise GameLogError(f"{what} has {len(v):,} entries, more than {max_len:,}")
+    return v
+
+
+def _dict(v: Any, what: str) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise GameLogError(f"{what} is not an object ({_show(v)})")
+    return v
+
+
+def _show(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
+def _size(width: Any, height: Any, points: Any) -> tuple[int, int, tuple[int, ...]]:
+    w = _int(width, "field width")
+    h = _int(height, "field height")
+    if w < 1 or h < 1:
+        raise GameLogError(f"field size {w}×{h}: sides must be at least 1")
+    if w > MAX_SIDE or h > MAX_SIDE:
+        raise GameLogError(f"field size {w}×{h} is larger than Kifu replays (at most {MAX_SIDE}×{MAX_SIDE})")
+    pts = _list(points, "field points")
+    if len(pts) != w * h:
+        raise GameLogError(f"field points has {len(pts)} values for a {w}×{h} field ({w * h} cells)")
+    return w, h, tuple(_int(p, f"point of cell {i}", -1000, 1000) for i, p in enumerate(pts))
+
+
+def _xy(v: Any, what: str) -> tuple[int, int]:
+    d = _dict(v, what)
+    return _int(d.get("x"), f"{what} x"), _int(d.get("y"), f"{what} y")
+
+
+def _agents(v: Any, what: str, n_agent: int, w: int, h: int) -> tuple[tuple[int, int], ...]:
+    agents = tuple(_xy(a, f"{what} agent {i}") for i, a in enumerate(_list(v, f"{what} agents", MAX_AGENTS)))
+    if len(agents) != n_agent:
+        raise GameLogError(f"{what} has {len(agents)} agents, the game has {n_agent}")
+    for i, (x, y) in enumerate(agents):
+        if (x, y) != (-1, -1) and not (0 <= x < w and 0 <= y < h):
+            raise GameLogError(f"{what} agent {i} stands at ({x}, {y}), outside the {w}×{h} field")
+    return agents
+
+
+def _owner(v: Any, what: str, n_player: int) -> int:
+    if v is None:
+        return NOBODY
+    o = _int(v, what)
+    if o == -1:
+        return NOBODY
+    if not 0 <= o < n_player:
+        raise GameLogError(f"{what} is player {o}; the game has {n_player} players")
+    return o
+
+
+def _point(v: Any, what: str, area_key: str, wall_key: str) -> tuple[int, int]:
+    d = _dict(v, what)
+    return _int(d.get(area_key), f"{what} {area_key}"), _int(d.get(wall_key), f"{what} {wall_key}")
+
+
+# ---- API v1 -----------------------------------------------------------------------------
+
+
+def from_v1(doc: Any) -> GameLog:
+    """A v1 Game JSON object as a :class:`GameLog` (raises :class:`GameLogError`)."""
+    d = _dict(doc, "game")
+    gid = d.get("id")
+    if not isinstance(gid, str) or not gid:
+        raise GameLogError("game has no id")
+    if len(gid) > 200:
+        raise GameLogError("game id is longer than 200 characters")
+    n_player = _int(d.get("nPlayer", 2), "nPlayer", 1, MAX_PLAYERS)
+    n_agent = _int(d.get("nAgent", 4), "nAgent", 0, MAX_AGENTS)
+    total = _opt_int(d.get("totalTurn"), "totalTurn", 0, MAX_TURNS)
+    raw_players = _list(d.get("players") or [], "players", MAX_PLAYERS)
+    fld = d.get("field")
+    w = h = None
+    pts = None
+    final_kinds = final_owners = None
+    if fld is not None:
+        f = _dict(fld, "field")
+        w, h, pts = _size(f.get("width"), f.get("height"), f.get("points"))
+        tiles = f.get("tiles")
+        if tiles is not None:
+            tl = _list(tiles, "field tiles")
+            if len(tl) != w * h:
+                raise GameLogError(f"field tiles has {len(tl)} entries for a {w}×{h} field")
+            kinds, owners = [], []
+            for i, t in enumerate(tl):
+                td = _dict(t, f"tile {i}")
+                k = _int(td.get("type"), f"tile {i} type", 0, 1)
+                kinds.append(k)
+                owners.append(_owner(td.get("player"), f"tile {i} player", max(n_player, len(raw_players))))
+            final_kinds, final_owners = tuple(kinds), tuple(owners)
+    players: list[Player] = []
+    final_agents: list[tuple[tuple[int, int], ...]] = []
+    final_points: list[tuple[int, int] | None] = []
+    for i, p in enumerate(raw_players):
+        pd = _dict(p, f"player {i}")
+        pid = pd.get("id")
+        if not isinstance(pid, str):
+            raise GameLogError(f"player {i} id is not a string ({_show(pid)})")
+        players.append(Player(pid, _opt_str(pd.get("type"), f"player {i} type"), _opt_str(pd.get("spec"), f"player {i} spec")))
+        if w is not None and h is not None and "agents" in pd:
+            final_agents.append(_agents(pd["agents"], f"player {i}", n_agent, w, h))
+        point = pd.get("point")
+        final_points.append(None if point is None else _point(point, f"player {i} point", "areaPoint", "wallPoint"))
+    if len(players) > n_player:
+        raise GameLogError(f"{len(players)} players in a game for {n_player}")
+    turns: list[Turn] = []
+    log = _list(d.get("log") or [], "log", MAX_TURNS)
+    if log and pts is None:
+        raise GameLogError("the game has a log but no field")
+    if total is not None and len(log) > max(total, 0):
+        raise GameLogError(f"log has {len(log)} turns, more than totalTurn {total}")
+    for t, entry in enumerate(log, 1):
+        turns.append(_v1_turn(entry, t, len(players)))
+    return GameLog(
+        game_id=gid, format=V1, name=_opt_str(d.get("name"), "name"), kind=_opt_str(d.get("type"), "type"),
+        status=_opt_str(d.get("status"), "status"), width=w, height=h, points=pts, n_player=n_player,
+        n_agent=n_agent, total_turn=total, turn=_opt_int(d.get("turn"), "turn", 0, MAX_TURNS),
+        started_at=_opt_num(d.get("startedAtUnixTime"), "startedAtUnixTime"),
+        operation_sec=_opt_num(d.get("operationSec"), "operationSec"),
+        transition_sec=_opt_num(d.get("transitionSec"), "transitionSec"),
+        players=tuple(players), turns=tuple(turns), final_kinds=final_kinds, final_owners=final_owners,
+        final_agents=tuple(final_agents) if final_agents and len(final_agents) == len(players) else None,
+        final_points=tuple(final_points) if players else None,
+    )  # fmt: skip
+
+
+def _v1_turn(entry: Any, t: int, n_players: int) -> Turn:
+    e = _dict(entry, f"log turn {t}")
+    rows = _list(e.get("players"), f"log turn {t} players", MAX_PLAYERS)
+    if len(rows) != n_players:
+        raise GameLogError(f"log turn {t} has {len(rows)} players, the game has {n_players}")
+    actions, res, points = [], [], []
+    for p, row in enumerate(rows):
+        rd = _dict(row, f"log turn {t} player {p}")
+        acts, codes = [], []
+        for k, a in enumerate(_list(rd.get("actions") or [], f"log turn {t} player {p} actions", MAX_ACTIONS)):
+            what = f"log turn {t} player {p} action {k}"
+            ad = _dict(a, what)
+            acts.append(Action(_int(ad.get("agentId"), f"{what} agentId"), _int(ad.get("type"), f"{what} type"),
+                               _int(ad.get("x"), f"{what} x"), _int(ad.get("y"), f"{what} y")))  # fmt: skip
+            codes.append(_opt_int(ad.get("res"), f"{what} res", 0, 5))
+        actions.append(tuple(acts))
+        res.append(tuple(codes))
+        point = rd.get("point")
+        points.append(None if point is None else _point(point, f"log turn {t} player {p} point", "areaPoint", "wallPoint"))
+    return Turn(tuple(actions), tuple(res), tuple(points))
+
+
+# ---- 2020 snapshots ------------------------------------------------------------------------
+
+
+def snapshot_game_id(doc: Any) -> str:
+    gid = _dict(doc, "snapshot").get("gameId")
+    if not isinstance(gid, str) or not gid or len(gid) > 200:
+        raise GameLogError("snapshot has no usable gameId")
+    return gid
+
+
+def from_snapshots(docs: Iterable[Any]) -> GameLog:
+    """The 2020 snapshots of one game (any order, duplicates of a turn allowed if equal)."""
+    shots: dict[int, Snapshot] = {}
+    head: dict[str, Any] | None = None
+    geometry: tuple[int, int, tuple[int, ...]] | None = None
+    n_player = n_agent = 0
+    ids: tuple[str, ...] = ()
+    for doc in docs:
+        d = _dict(doc, "snapshot")
+        board = d.get("board") if isinstance(d.get("board"), dict) else d  # the client_deno file is flat
+        w, h, pts = _size(board.get("width"), board.get("height"), board.get("points"))
+        players = _list(d.get("players"), "snapshot players", MAX_PLAYERS)
+        if not players:
+            raise GameLogError("snapshot has no players")
+        agents = [_list(_dict(p, "snapshot player").get("agents"), "snapshot player agents", MAX_AGENTS) for p in players]
+        if geometry is None:
+            geometry, head = (w, h, pts), d
+            n_player, n_agent = len(players), len(agents[0])
+            ids = tuple(str(_dict(p, "player").get("id", "")) for p in players)
+        elif geometry != (w, h, pts) or len(players) != n_player:
+            raise GameLogError(f"snapshots of game {d.get('gameId')} disagree on the board or the players")
+        turn = _int(d.get("turn"), "snapshot turn", 0, MAX_TURNS)
+        tiled = _list(d.get("tiled"), "snapshot tiled")
+        if len(tiled) != w * h:
+            raise GameLogError(f"snapshot tiled has {len(tiled)} cells for a {w}×{h} field")
+        kinds, owners = [], []
+        for i, cell in enumerate(tiled):
+            c = _list(cell, f"tiled cell {i}")
+            if len(c) != 2:
+                raise GameLogError(f"tiled cell {i} is not [type, owner]")
+            kinds.append(_int(c[0], f"tiled cell {i} type", AREA, WALL))
+            owners.append(_owner(c[1], f"tiled cell {i} owner", n_player))
+        shot = Snapshot(
+            turn, tuple(kinds), tuple(owners),
+            tuple(_agents(a, f"snapshot player {p}", n_agent, w, h) for p, a in enumerate(agents)),
+            tuple(_point(_dict(p, "player").get("point"), f"snapshot player {i} point", "basepoint", "wallpoint")
+                  for i, p in enumerate(players)),
+        )  # fmt: skip
+        old = shots.get(turn)
+        if old is not None and old != shot:
+            raise GameLogError(f"two different snapshots of turn {turn}")
+        shots[turn] = shot
+    if head is None or geometry is None:
+        raise GameLogError("no snapshot")
+    w, h, pts = geometry
+    ordered = tuple(shots[t] for t in sorted(shots))
+    total = _opt_int(head.get("totalTurn"), "totalTurn", 0, MAX_TURNS)
+    return GameLog(
+        game_id=snapshot_game_id(head), format=LEGACY, name=None, kind=None,
+        status="ended" if total is not None and ordered[-1].turn >= total else "gaming",
+        width=w, height=h, points=pts, n_player=n_player, n_agent=n_agent, total_turn=total,
+        turn=ordered[-1].turn, started_at=_opt_num(head.get("startedAtUnixTime"), "startedAtUnixTime"),
+        operation_sec=None, transition_sec=None, players=tuple(Player(i) for i in ids),
+        final_kinds=ordered[-1].kinds, final_owners=ordered[-1].owners, final_agents=ordered[-1].agents,
+        final_points=ordered[-1].points, snapshots=ordered,
+    )  # fmt: skip
+
+
+def boards_from(doc: Any) -> list[dict[str, Any]]:
+    """A board set (``boards.json``: name → board) as checked rows."""
+    out = []
+    for key, b in _dict(doc, "board set").items():
+        bd = _dict(b, f"board {key}")
+        w, h, pts = _size(bd.get("width"), bd.get("height"), bd.get("points"))
+        out.append({
+            "name": str(bd.get("name") or key), "width": w, "height": h, "points": list(pts),
+            "n_agent": _opt_int(bd.get("nAgent"), "nAgent", 0, MAX_AGENTS),
+            "n_player": _opt_int(bd.get("nPlayer"), "nPlayer", 1, MAX_PLAYERS),
+            "total_turn": _opt_int(bd.get("totalTurn"), "totalTurn", 0, MAX_TURNS),
+            "operation_sec": _opt_num(bd.get("operationSec"), "operationSec"),
+        })  # fmt: skip
+    return out
