@@ -16,8 +16,13 @@ def _df(con: Con, name: str, **params: Any) -> pd.DataFrame:
     return con.execute(sql(name), params).df()
 
 
-def match_list(con: Con) -> pd.DataFrame:
-    return _df(con, "pages/match_list")
+def match_list(con: Con, game: str | None = None) -> pd.DataFrame:
+    return _df(con, "pages/match_list", game=game)
+
+
+def games_present(con: Con) -> list[str]:
+    """Games with at least one match, e.g. ``['algori-uno', 'kakomimasu']``."""
+    return [str(g) for g, _n in con.execute(sql("games_present")).fetchall()]
 
 
 def match_summary(con: Con, match: str) -> pd.DataFrame:
