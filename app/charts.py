@@ -59,3 +59,41 @@ def per_round(df: pd.DataFrame, color: str | None, title: str, labels: dict[str,
                  color_discrete_map=_colors(colors))  # fmt: skip
     fig.update_layout(bargap=0.1)
     return _layout(fig, 320)
+
+
+def team_points(df: pd.DataFrame, title: str, names: dict[str, str], colors: dict[str, str] | None = None) -> go.Figure:
+    """Kakomimasu points per turn: one colour per team, total solid, wall dashed, area dotted.
+
+    ``df``: turn, player, area, wall, total; ``names``: 'area'/'wall'/'total'/'turn'/'points' → label.
+    """
+    df = _text(df, "player")
+    cmap = _colors(colors)
+    fig = go.Figure()
+    for kind, dash in (("total", "solid"), ("wall", "dash"), ("area", "dot")):
+        for team, rows in df.groupby("player", sort=False):
+            fig.add_trace(go.Scatter(
+                x=rows["turn"], y=rows[kind], mode="lines", name=f"{team} · {names.get(kind, kind)}",
+                line={"dash": dash, "color": cmap.get(str(team)), "width": 3 if kind == "total" else 1.6},
+                legendgroup=str(team),
+            ))  # fmt: skip
+    fig.update_layout(title=title, xaxis_title=names.get("turn", "turn"), yaxis_title=names.get("points", "points"))
+    return _layout(fig, 400)
+
+
+def outcome_bars(df: pd.DataFrame, title: str, labels: dict[str, str] | None = None,
+                 colors: dict[str, str] | None = None) -> go.Figure:  # fmt: skip
+    """Action outcomes per team and agent: stacked bars (``df``: who, result, actions)."""
+    df = _text(df, "who", "result")
+    fig = px.bar(df, x="who", y="actions", color="result", title=title, labels=labels or {},
+                 color_discrete_map=colors or {}, text="actions")  # fmt: skip
+    fig.update_layout(barmode="stack", xaxis={"type": "category"})
+    return _layout(fig, 380)
+
+
+def field_heatmap(values: list[list[int]], title: str, label: str) -> go.Figure:
+    """A count per cell of the field, row 0 at the top (``values[y][x]``)."""
+    fig = go.Figure(go.Heatmap(z=values, colorscale="Reds", colorbar={"title": label}, xgap=1, ygap=1,
+                               hovertemplate="(%{x}, %{y}): %{z}<extra></extra>"))  # fmt: skip
+    fig.update_layout(title=title, yaxis={"autorange": "reversed", "scaleanchor": "x", "dtick": 1},
+                      xaxis={"dtick": 1, "side": "top"})  # fmt: skip
+    return _layout(fig, 460)

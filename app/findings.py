@@ -12,7 +12,11 @@ import re
 from typing import Any
 
 from app.i18n import _, current
-from rules.uno.catalog import CHECKS
+from rules.kakomimasu.checks import CHECKS as KAKOMIMASU_CHECKS
+from rules.uno.catalog import CHECKS as UNO_CHECKS
+
+#: Every game's checks by code (codes are unique across games).
+CHECKS = {**UNO_CHECKS, **KAKOMIMASU_CHECKS}
 
 
 def with_names(text: Any, names: dict[str, str]) -> str:

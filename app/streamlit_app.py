@@ -6,6 +6,7 @@ import streamlit as st
 
 from app import i18n, ui, uploads
 from app.i18n import _
+from queries import dashboard as q
 
 st.set_page_config(page_title="Kifu — game-log analytics", page_icon=":material/style:", layout="wide")
 
@@ -24,34 +25,51 @@ def _language_switch() -> None:
 
 _language_switch()
 con = ui.connect()
-ui.sidebar_filters(con)
-st.sidebar.caption(_("Database: {name} · {note}").format(name=ui.code(ui.db_path().name), note=_(ui.UPLOAD_NOTE[uploads.policy()])))
+games = q.games_present(con) if con is not None else []
+has_uno = not games or "algori-uno" in games  # an empty database shows ALGORI's pages (and how to fill them)
 
 def _matches_alias() -> None:
     """``/matches`` typed or reloaded: the Matches page lives at ``/`` (the default page), keep the query."""
     st.switch_page("app_pages/matches.py", query_params=dict(st.query_params))
 
 
-pages = {
+#: The game of each page that belongs to one game (its sidebar lists that game's matches only).
+GAME_OF = {"kakomimasu_board": "kakomimasu", "kakomimasu_analysis": "kakomimasu", "home": None, "matches": None,
+           "upload": None}  # fmt: skip
+
+pages: dict[str, list[st.Page]] = {
     _("Matches"): [
         st.Page("app_pages/matches.py", title=_("Matches"), icon=":material/leaderboard:", url_path="home", default=True),
+    ],
+}
+if has_uno:
+    pages[_("Matches")] += [
         st.Page("app_pages/round_browser.py", title=_("Round replayer"), icon=":material/style:", url_path="round_browser"),
         st.Page("app_pages/player_rounds.py", title=_("Where did my bot go wrong?"), icon=":material/troubleshoot:",
                 url_path="player_rounds"),
-    ],
-    _("Analysis"): [
+    ]
+    pages[_("Analysis")] = [
         st.Page("app_pages/penalties.py", title=_("Penalties"), icon=":material/gavel:", url_path="penalties"),
         st.Page("app_pages/challenges.py", title=_("Challenges"), icon=":material/swords:", url_path="challenges"),
         st.Page("app_pages/special_logic.py", title=_("Special logic"), icon=":material/auto_awesome:", url_path="special_logic"),
         st.Page("app_pages/violations.py", title=_("Violations"), icon=":material/rule:", url_path="violations"),
-    ],
-    _("Compare"): [
+    ]
+    pages[_("Compare")] = [
         st.Page("app_pages/players.py", title=_("Players"), icon=":material/smart_toy:", url_path="players"),
         st.Page("app_pages/standings.py", title=_("Standings"), icon=":material/emoji_events:", url_path="standings"),
-    ],
-    _("Data"): [
-        st.Page("app_pages/upload.py", title=_("Upload a log"), icon=":material/upload_file:", url_path="upload"),
-        st.Page(_matches_alias, title=_("Matches"), url_path="matches", visibility="hidden"),
-    ],
-}
-st.navigation(pages).run()
+    ]
+if "kakomimasu" in games:
+    pages[_("Kakomimasu")] = [
+        st.Page("app_pages/kakomimasu_board.py", title=_("Kakomimasu board"), icon=":material/grid_on:",
+                url_path="kakomimasu_board"),
+        st.Page("app_pages/kakomimasu_analysis.py", title=_("Kakomimasu points and actions"), icon=":material/insights:",
+                url_path="kakomimasu_analysis"),
+    ]
+pages[_("Data")] = [
+    st.Page("app_pages/upload.py", title=_("Upload a log"), icon=":material/upload_file:", url_path="upload"),
+    st.Page(_matches_alias, title=_("Matches"), url_path="matches", visibility="hidden"),
+]
+page = st.navigation(pages)
+ui.sidebar_filters(con, GAME_OF.get(page.url_path, "algori-uno"))
+st.sidebar.caption(_("Database: {name} · {note}").format(name=ui.code(ui.db_path().name), note=_(ui.UPLOAD_NOTE[uploads.policy()])))
+page.run()

@@ -8,6 +8,7 @@ through Streamlit elements that render text, never raw HTML.
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import threading
@@ -210,7 +211,7 @@ def require_data() -> Db:
 
 
 def selected_match() -> str | None:
-    return st.session_state.get("filter.match")
+    return st.session_state.get(st.session_state.get("filter.match_key", "filter.match"))
 
 
 ALL_PLAYERS = "*"
@@ -241,14 +242,24 @@ def remember(key: str, value: Any) -> Any:
     return value
 
 
-def sidebar_filters(con: Db | None) -> None:
-    """Match and player pickers shared by every page; both live in the URL (``?match=…&player=…``)."""
+def match_key(game: str | None) -> str:
+    """The session key of the match picker on a game's pages (ALGORI's and the shared pages' is ``filter.match``)."""
+    return "filter.match" if game in (None, "algori-uno") else f"filter.match.{game}"
+
+
+def sidebar_filters(con: Db | None, game: str | None = None) -> None:
+    """Match and player pickers shared by every page; both live in the URL (``?match=…&player=…``).
+
+    ``game``: the current page's game (its matches only); None on pages shared by every game.
+    """
     if con is None:
         return
-    matches = q.match_list(con)
+    matches = q.match_list(con, game)
     if matches.empty:
         return
     state = st.session_state
+    key = match_key(game)
+    state["filter.match_key"] = key
     ids = list(matches["match_id"])
     labels = dict(zip(matches["match_id"], matches["label"], strict=True))
     wanted = st.query_params.get("match")
@@ -256,11 +267,11 @@ def sidebar_filters(con: Db | None) -> None:
         hit = matches[(matches["dealer_code"] == wanted) | (matches["dealer_name"] == wanted)]
         wanted = hit["match_id"].iloc[0] if not hit.empty else None
     if wanted in ids and wanted != state.get("filter.match_url"):  # a link or a typed URL
-        state["filter.match"] = wanted
-    if state.get("filter.match") not in ids:
-        state["filter.match"] = ids[0]
-    st.sidebar.selectbox(_("Match"), ids, key="filter.match", format_func=lambda m: labels.get(m, m))
-    match = state["filter.match"]
+        state[key] = wanted
+    if state.get(key) not in ids:
+        state[key] = wanted if wanted in ids else ids[0]
+    st.sidebar.selectbox(_("Match"), ids, key=key, format_func=lambda m: labels.get(m, m))
+    match = state[key]
     names = q.player_names(con, match)
     options = [ALL_PLAYERS, *names]
     url_player = st.query_params.get("player")
@@ -278,6 +289,21 @@ def sidebar_filters(con: Db | None) -> None:
     else:
         st.query_params.pop("player", None)
     state["filter.player_url"] = player
+
+
+#: How a Kakomimasu game was decided (the rules' order: total points, then wall points).
+DECIDED_BY = {"total": N_("total points"), "wall": N_("wall points (equal totals)"), "draw": N_("a draw")}
+
+
+def scores_text(value: Any) -> str | None:
+    """``{"a": 3, "b": 1}`` (a match's final scores) as ``a 3 · b 1``."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        scores = json.loads(value)
+    except ValueError:
+        return None
+    return " · ".join(f"{k} {v}" for k, v in scores.items()) if isinstance(scores, dict) else None
 
 
 def names_of(con: Any, match: str) -> dict[str, str]:
@@ -349,6 +375,9 @@ COLUMN_NAMES = {
     "reason": N_("Reason"), "run_id": N_("Run"), "reached_round": N_("Reached in round"),
     "advances": N_("Advances"), "rank_points": N_("Rank points"), "long_match_rank": N_("Rank in the long match"),
     "total": N_("Total"), "rounds_won": N_("Rounds won"), "open": N_("Open"),
+    "game": N_("Game"), "name": N_("Name"), "board": N_("Board"), "final_scores": N_("Final scores"),
+    "area": N_("Area points"), "wall": N_("Wall points"), "actions": N_("Actions"), "failed": N_("Failed actions"),
+    "turn": N_("Turn"), "agent": N_("Agent"), "result": N_("Result"),
 }  # fmt: skip
 MISSING = "—"
 

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.i18n import DOMAIN, LANGUAGES, LOCALE_DIR, po_path  # noqa: E402
-from rules.uno.catalog import CHECKS  # noqa: E402
+from app.findings import CHECKS  # noqa: E402  (every game's checks)
 
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
 
@@ -34,7 +34,8 @@ def template() -> Catalog:
     ):  # fmt: skip
         pot.add(message, None, [(f"app/{filename}", lineno)], auto_comments=comments, context=context)
     for check in CHECKS.values():
-        pot.add(check.title, None, [("rules/uno/catalog.py", 0)], auto_comments=[f"check {check.code}"])
+        where = "rules/kakomimasu/checks.py" if check.code.startswith("kakomimasu-") else "rules/uno/catalog.py"
+        pot.add(check.title, None, [(where, 0)], auto_comments=[f"check {check.code}"])
     return pot
 
 

@@ -7,22 +7,42 @@ import streamlit as st
 from app import charts, ui
 from app.i18n import _
 from queries import dashboard as q
+from queries import kakomimasu as kq
 
 st.title(_("Matches"))
 con = ui.require_data()
 matches = q.match_list(con)
+several_games = matches["game"].nunique() > 1
+uno = matches[matches["game"] == "algori-uno"]
 c1, c2, c3 = st.columns(3)
 c1.metric(_("Matches"), len(matches))
-c2.metric(_("Rounds"), int(matches["rounds_played"].sum()))
+if several_games or uno.empty:
+    c2.metric(_("Games"), matches["game"].nunique())
+else:
+    c2.metric(_("Rounds"), int(uno["rounds_played"].sum()))
 c3.metric(_("Finished"), int((matches["status"] == "finished").sum()))
-st.dataframe(
-    ui.readable(matches[["dealer_name", "dealer_code", "players", "winner", "white_wild", "rounds_played", "status",
-                         "started_at", "match_id"]]),
-    hide_index=True, placeholder=ui.MISSING, width="stretch", key="matches.table",
-)  # fmt: skip
+if several_games or uno.empty:
+    shown = matches.assign(name=matches["label"].str.split(" · ").str[0], final_scores=matches["final_scores"].map(ui.scores_text))
+    table = shown[["game", "name", "board", "players", "winner", "final_scores", "rounds_played", "status", "started_at",
+                   "match_id"]]  # fmt: skip
+else:
+    table = matches[["dealer_name", "dealer_code", "players", "winner", "white_wild", "rounds_played", "status",
+                     "started_at", "match_id"]]  # fmt: skip
+st.dataframe(ui.readable(table), hide_index=True, placeholder=ui.MISSING, width="stretch", key="matches.table")
 
 match = ui.selected_match()
 row = matches[matches["match_id"] == match].iloc[0]
+if row["game"] == "kakomimasu":
+    game = kq.game(con, match) or {}
+    st.subheader(f"{ui.md(row['label'].split(' · ')[0])} · {ui.md(row['board'] or '?')}")
+    st.caption(_("Kakomimasu · {turns} of {total} turns · {status} · decided by {how}").format(
+        turns=row["rounds_played"], total=game.get("total_turn") or "?", status=row["status"],
+        how=_(ui.DECIDED_BY.get(game.get("decided_by"), "—"))))  # fmt: skip
+    st.dataframe(ui.readable(kq.teams(con, match).drop(columns=["player_code", "player_index"])), hide_index=True,
+                 placeholder=ui.MISSING, width="stretch", key="matches.teams")  # fmt: skip
+    if st.button(_("Open this game on the Kakomimasu board"), icon=":material/grid_on:", key="matches.open_km"):
+        st.switch_page("app_pages/kakomimasu_board.py", query_params={"match": match})
+    st.stop()
 st.subheader(f"{ui.md(row['dealer_name'])} · {ui.md(row['dealer_code'])}")
 st.caption(_("match {match} · white wild {white} · {rounds} rounds · {status}").format(
     match=match, white=row["white_wild"] or _("none"), rounds=row["rounds_played"], status=row["status"]))  # fmt: skip

@@ -50,7 +50,7 @@ const KifuReplayer = (() => {
       const oldSeq = st.data && st.visible.length ? st.data.frames[st.visible[st.at]].seq : null;
       st.data = d;
       st.visible = Array.isArray(d.visible) ? d.visible : d.frames.map((_, i) => i);
-      if (fresh) { labelControls(); buildViewChoices(); }
+      if (fresh) { labelControls(); buildViewChoices(); ui.box.dataset.game = d.game || ""; }
       buildList();
       const jump = d.jump || {};
       if (fresh || jump.token !== st.token) {
@@ -143,6 +143,7 @@ const KifuReplayer = (() => {
       const where = [L("round") + " " + st.data.round,
         f.turn === null || f.turn === undefined ? L("before_first_turn") : L("turn") + " " + f.turn,
         L("event") + " " + (k + 1) + "/" + n, "seq " + f.seq];
+      if (st.data.round === null || st.data.round === undefined) { where.shift(); where.pop(); }  // a game without rounds
       ui.title.append(el("span", null, where.join(" · ")), el("span", "kr-event", f.label || f.event));
       ui.sentence.textContent = f.sentence;
       ui.sentence.classList.toggle("refused", !!f.refused);

@@ -1,0 +1,49 @@
+"""Kakomimasu board: a game stepped turn by turn in the browser — walls, areas, agents, every action."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app import i18n, kakomimasu, replayer, ui
+from app.i18n import _
+from queries import kakomimasu as kq
+from rules.kakomimasu.game import GameLogError
+
+st.title(_("Kakomimasu board"))
+con = ui.require_data()
+match = ui.selected_match()
+info = kq.game(con, match) if match else None
+if info is None:
+    st.info(_("Pick a Kakomimasu game in the sidebar."))
+    st.stop()
+if info.get("width") is None or info.get("width") != info.get("width"):
+    st.info(_("This game has no field yet (server status: {status}).").format(status=info.get("status") or "—"))
+    st.stop()
+names = ui.names_of(con, match)
+with st.spinner(_("Replaying the game…")):
+    try:
+        game = kakomimasu.parse(kq.records(con, match))
+    except (GameLogError, ValueError) as exc:
+        st.error(_("The stored game cannot be replayed: {reason}").format(reason=str(exc)))
+        st.stop()
+    state = st.session_state
+    turn = ui.num(st.query_params.get("turn"))
+    token = state.setdefault("km.token", 0)
+    if turn is not None and turn != state.get(f"km.turn.{match}"):  # a link or a typed URL moves the board
+        state["km.token"] = token = token + 1
+    payload = kakomimasu.game_payload(game, match=match, names=names, jump_turn=turn, token=token)
+
+board = info.get("board_name") or f"{info['width']}×{info['height']}"
+st.caption(_("{board} · {width}×{height} · {agents} agents per team · {turns} of {total} turns · areas filled like {fill}").format(
+    board=ui.md(board), width=info["width"], height=info["height"], agents=info["n_agent"], turns=info["turns_logged"],
+    total=info.get("total_turn") or "?", fill=_(kakomimasu.FILLS.get(info.get("area_fill"), "—"))))  # fmt: skip
+seq = replayer.show(payload, key=f"km.replayer.{match}")
+if seq is not None:
+    state[f"km.turn.{match}"] = seq
+    st.query_params["turn"] = str(seq)
+st.caption(_("←/→ step, Home/End jump; hover a cell, an agent or an action for details. Failed actions are drawn in red and dashed, with the reason."))
+st.download_button(
+    _("Download this game as one HTML file"), key="km.download", icon=":material/download:",
+    data=replayer.standalone_html(payload, title=f"Kifu · {board} · {match}", lang=i18n.current()),
+    file_name=f"kifu-{match.replace(':', '-')}.html", mime="text/html",
+)  # fmt: skip
