@@ -34,7 +34,7 @@ def _matches_alias() -> None:
 
 
 #: The game of each page that belongs to one game (its sidebar lists that game's matches only).
-GAME_OF = {"kakomimasu_board": "kakomimasu", "kakomimasu_analysis": "kakomimasu", "home": None, "matches": None,
+GAME_OF = {"kakomimasu_board": "kakomimasu", "kakomimasu_analysis": "kakomimasu", "": None, "home": None, "matches": None,
            "upload": None}  # fmt: skip
 
 pages: dict[str, list[st.Page]] = {

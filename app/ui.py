@@ -268,8 +268,9 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
         wanted = hit["match_id"].iloc[0] if not hit.empty else None
     if wanted in ids and wanted != state.get("filter.match_url"):  # a link or a typed URL
         state[key] = wanted
-    if state.get(key) not in ids:
-        state[key] = wanted if wanted in ids else ids[0]
+    if state.get(key) not in ids:  # first visit of this game's pages: the match last shown, if it is one of them
+        last = state.get("filter.match_url")
+        state[key] = wanted if wanted in ids else last if last in ids else ids[0]
     st.sidebar.selectbox(_("Match"), ids, key=key, format_func=lambda m: labels.get(m, m))
     match = state[key]
     names = q.player_names(con, match)
