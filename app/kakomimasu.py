@@ -169,7 +169,8 @@ def _turn_frame(f: TurnFrame, codes: list[str], names: dict[str, str]) -> dict[s
             team=names.get(code, code), n=n, failed=failed.get(p, 0), total=area + wall))  # fmt: skip
     found = [_finding(v, names) for v in f.violations]
     return {
-        "seq": f.turn, "turn": f.turn, "event": "turn", "label": _("Turn {turn}").format(turn=f.turn), "who": "",
+        "seq": f.turn, "turn": f.turn, "event": "turn", "label": _("Turn {turn}").format(turn=f.turn),
+        "who": _("{n} failed").format(n=sum(failed.values())) if failed else "",
         "sentence": " · ".join(parts), "refused": False,
         "findings": found,
         "board": {"cells": _cells(f.after), "agents": [list(map(list, row)) for row in f.after.agents],

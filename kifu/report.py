@@ -77,13 +77,17 @@ def to_json(report: list[dict[str, Any]]) -> str:
     return json.dumps(report, ensure_ascii=False, indent=2)
 
 
+def _steps(m: dict[str, Any]) -> str:
+    """'40 rounds' (ALGORI) or '60 turns' (a game without rounds, e.g. Kakomimasu)."""
+    unit = "turns" if str(m.get("ruleset") or "").startswith("kakomimasu") else "rounds"
+    return f"{m['rounds_played']} {unit}"
+
+
 def to_text(report: list[dict[str, Any]]) -> str:
     lines: list[str] = []
     for m in report:
-        lines.append(
-            f"{safe(m['dealer_name'])} ({m['dealer_code']}, {m['match_id']}) · {m['rounds_played']} rounds · "
-            f"ruleset {m['ruleset']} v{m['ruleset_version']}"
-        )
+        head = m["match_id"] if m["dealer_name"] is None else f"{safe(m['dealer_name'])} ({m['dealer_code']}, {m['match_id']})"
+        lines.append(f"{head} · {_steps(m)} · ruleset {m['ruleset']} v{m['ruleset_version']}")
         lines.append(f"  penalties: {m['penalties']}, explained by a player-rule finding: {m['penalties_explained']}")
         if not m["players"]:
             lines.append("  no findings")
@@ -111,9 +115,9 @@ def to_text(report: list[dict[str, Any]]) -> str:
 def to_markdown(report: list[dict[str, Any]]) -> str:
     lines: list[str] = []
     for m in report:
-        lines.append(f"## {m['dealer_name']} ({m['dealer_code']})")
+        lines.append(f"## {m['match_id']}" if m["dealer_name"] is None else f"## {m['dealer_name']} ({m['dealer_code']})")
         lines.append("")
-        lines.append(f"Match `{m['match_id']}`, {m['rounds_played']} rounds, ruleset `{m['ruleset']}` "
+        lines.append(f"Match `{m['match_id']}`, {_steps(m)}, ruleset `{m['ruleset']}` "
                      f"v{m['ruleset_version']}. Penalties: {m['penalties']} "
                      f"({m['penalties_explained']} explained).")  # fmt: skip
         lines.append("")

@@ -33,10 +33,12 @@ with st.spinner(_("Replaying the game…")):
         state["km.token"] = token = token + 1
     payload = kakomimasu.game_payload(game, match=match, names=names, jump_turn=turn, token=token)
 
-board = info.get("board_name") or f"{info['width']}×{info['height']}"
-st.caption(_("{board} · {width}×{height} · {agents} agents per team · {turns} of {total} turns · areas filled like {fill}").format(
-    board=ui.md(board), width=info["width"], height=info["height"], agents=info["n_agent"], turns=info["turns_logged"],
+size = f"{info['width']}×{info['height']}"
+board = info.get("board_name") if isinstance(info.get("board_name"), str) else None
+st.caption(_("{board} · {agents} agents per team · {turns} of {total} turns · areas filled like {fill}").format(
+    board=f"{ui.md(board)} · {size}" if board else size, agents=info["n_agent"], turns=info["turns_logged"],
     total=info.get("total_turn") or "?", fill=_(kakomimasu.FILLS.get(info.get("area_fill"), "—"))))  # fmt: skip
+board = board or size
 seq = replayer.show(payload, key=f"km.replayer.{match}")
 if seq is not None:
     state[f"km.turn.{match}"] = seq

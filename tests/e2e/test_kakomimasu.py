@@ -1,0 +1,75 @@
+"""The Kakomimasu board in chromium: stepping turns with keys, actions drawn, deep links, both games served."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import REPO, SAMPLE, ingest
+from tests.e2e.conftest import screenshot, serve, wait_for_app
+
+DATA = REPO / "tests" / "data" / "kakomimasu"
+GAME08 = "kakomimasu:d8242f4e-4a76-4a19-b49f-082b56072c08"
+
+
+@pytest.fixture(scope="module")
+def mixed_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db: Path = tmp_path_factory.mktemp("e2e-km") / "kifu.duckdb"
+    ingest(db, SAMPLE, DATA)
+    with serve(db) as url:
+        yield url
+
+
+def _turn(page: Any) -> int:
+    return int(page.locator(".kr").get_attribute("data-seq"))
+
+
+def test_board_steps_through_turns_with_actions_drawn(page: Any, mixed_url: str) -> None:
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{mixed_url}/kakomimasu_board?match={GAME08}&turn=40")
+    wait_for_app(page)
+    expect(page.locator(".km-field")).to_be_visible()
+    assert _turn(page) == 40
+    assert page.locator(".km-cell").count() == 400  # a 20×20 field
+    assert page.locator(".km-agent").count() == 16  # 8 agents per team, all placed by turn 40
+    assert page.locator(".km-act").count() > 0 and page.locator(".km-act.failed").count() > 0
+    failed = page.locator(".km-actions li.failed").first.text_content()
+    assert "—" in failed  # the reason is printed with the action
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".kr")).to_have_attribute("data-seq", "41")
+    page.keyboard.press("Home")
+    expect(page.locator(".kr")).to_have_attribute("data-seq", "0")
+    assert page.locator(".km-agent").count() == 0 and page.locator(".km-wall").count() == 0
+    page.keyboard.press("End")
+    expect(page.locator(".kr")).to_have_attribute("data-seq", "60")
+    totals = page.locator(".km-score td.total").all_text_contents()
+    assert totals == ["21", "2584"]
+    # the turn reaches the URL (a link to share)
+    page.wait_for_url(lambda u: "turn=60" in u, timeout=10_000)
+    screenshot(page, "kakomimasu-board")
+
+
+def test_one_team_only(page: Any, mixed_url: str) -> None:
+    page.goto(f"{mixed_url}/kakomimasu_board?match={GAME08}&turn=10")
+    wait_for_app(page)
+    expect(page.locator(".km-field")).to_be_visible()
+    both = page.locator(".km-actions li").count()
+    page.locator(".kr-view").select_option("a3")
+    only = page.locator(".km-actions li").count()
+    assert 0 < only < both
+    assert set(page.locator(".km-act").evaluate_all("els => els.map(e => e.dataset.p)")) == {"1"}
+
+
+def test_both_games_in_one_dashboard(page: Any, mixed_url: str) -> None:
+    page.goto(mixed_url)
+    wait_for_app(page)
+    nav = page.locator("[data-testid='stSidebarNav']")
+    expect(nav.get_by_text("Kakomimasu board")).to_be_visible()
+    expect(nav.get_by_text("Round replayer")).to_be_visible()
+    nav.get_by_text("Round replayer").click()
+    wait_for_app(page)
+    expect(page.locator(".kr-board .ut")).to_be_visible()  # the card table still renders
