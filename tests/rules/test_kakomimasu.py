@@ -343,3 +343,11 @@ def test_classify_tells_the_shapes_apart() -> None:
     assert classify({"A-1": {"name": "A-1", "width": 1, "height": 1, "points": [0]}}) == "boards"
     assert classify({"event": "play-card", "dealer": "d", "contents": {}}) is None
     assert classify([1, 2]) is None
+
+
+def test_every_check_is_documented_with_its_rule() -> None:
+    from rules.kakomimasu.checks import CHECKS
+
+    doc = (REPO / "docs" / "rules" / "kakomimasu.md").read_text(encoding="utf-8")
+    assert [code for code in CHECKS if f"| `{code}` |" not in doc] == []
+    assert all(c.source for c in CHECKS.values())
