@@ -34,6 +34,7 @@ Everything here is plain Python on lists; a :class:`Board` is never mutated by
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 AREA, WALL = 0, 1
@@ -152,9 +153,32 @@ def _refusal(board: Board, agent: _Agent, a: Action, tiles: list[int]) -> str:
 
 def step(board: Board, submitted: list[list[Action]], *, shared_tiles: bool = True) -> tuple[Board, list[list[Outcome]]]:
     """Resolve one turn: ``submitted[p]`` are player p's actions in the order sent."""
+    kinds, owners, untouched, agents, outcomes, _writes = _resolve(board, submitted)
+    owners = fill_area(board.width, board.height, kinds, owners, board.n_player, untouched if shared_tiles else None)
+    return Board(board.width, board.height, board.points, tuple(kinds), tuple(owners), agents, tuple(untouched)), outcomes
+
+
+def step_both(board: Board, written: Board, submitted: list[list[Action]]) -> tuple[Board, Board, list[list[Outcome]]]:
+    """One turn filled both ways: ``board`` with the server's fill, ``written`` (the same walls and
+    agents, its own areas) as the rules are written.  Result codes never depend on areas."""
+    kinds, owners, untouched, agents, outcomes, writes = _resolve(board, submitted)
+    w, h, n = board.width, board.height, board.n_player
+    after = Board(w, h, board.points, tuple(kinds), tuple(fill_area(w, h, kinds, owners, n, untouched)), agents,
+                  tuple(untouched))  # fmt: skip
+    other = list(written.owners)
+    for i, owner in writes:
+        other[i] = owner
+    shadow = Board(w, h, board.points, tuple(kinds), tuple(fill_area(w, h, kinds, other, n)), agents, tuple(untouched))
+    return after, shadow, outcomes
+
+
+def _resolve(board: Board, submitted: list[list[Action]]) -> tuple[
+        list[int], list[int], list[bool], tuple[tuple[tuple[int, int], ...], ...], list[list[Outcome]], list[tuple[int, int]]]:  # fmt: skip
+    """Steps 1–7 of a turn: result codes, agents, walls (``writes``: cells whose owner changed)."""
     w = board.width
     kinds, owners = list(board.kinds), list(board.owners)
     untouched = list(board.untouched) if board.untouched else [False] * len(kinds)
+    writes: list[tuple[int, int]] = []
     agents = [[_Agent(p, x, y) for (x, y) in row] for p, row in enumerate(board.agents)]
     flat = [a for row in agents for a in row]
     outcomes = [[Outcome(a) for a in acts] for acts in submitted]
@@ -234,6 +258,7 @@ def step(board: Board, submitted: list[list[Action]], *, shared_tiles: bool = Tr
             o.why = "PUT onto another player's wall: the agent stays off the field"
             continue
         kinds[i], owners[i], untouched[i] = WALL, agent.player, False
+        writes.append((i, agent.player))
         agent.x, agent.y = a.x, a.y
     # 7. REMOVE, unless an agent stands on the cell now
     for agent in flat:
@@ -246,11 +271,8 @@ def step(board: Board, submitted: list[list[Action]], *, shared_tiles: bool = Tr
         else:
             i = a.y * w + a.x
             kinds[i], owners[i], untouched[i] = AREA, NOBODY, False
-    # 8. areas
-    owners = fill_area(w, board.height, kinds, owners, board.n_player, untouched if shared_tiles else None)
-    after = Board(w, board.height, board.points, tuple(kinds), tuple(owners),
-                  tuple(tuple((a.x, a.y) for a in row) for row in agents), tuple(untouched))  # fmt: skip
-    return after, outcomes
+            writes.append((i, NOBODY))
+    return kinds, owners, untouched, tuple(tuple((a.x, a.y) for a in row) for row in agents), outcomes, writes
 
 
 def fill_area(
@@ -268,61 +290,59 @@ def fill_area(
     With ``untouched`` (the server's engine), cells never touched by a wall share one owner:
     the one decided for the last of them in column-major order.
     """
-    W, H = width + 2, height + 2
-    n = W * H
-    pk = [AREA] * n
-    po = [NOBODY] * n
-    for y in range(height):
-        row = (y + 1) * W + 1
-        src = y * width
-        pk[row : row + width] = kinds[src : src + width]
-        po[row : row + width] = owners[src : src + width]
-    mask = [True] * n
-    undecided = n
-    steps = (-1, 1, -W - 1, -W, -W + 1, W - 1, W, W + 1)
+    # The padded field (one neutral cell all around) as bit sets, one bit per cell: a flood is
+    # a few shifts per step on a Python int instead of a loop over cells.  Shifts wrap from one
+    # row's last column to the next row's first: both are padding, outside anyway.
+    W = width + 2
+    n = W * (height + 2)
+    full = (1 << n) - 1
+    pad = _padded(width, height)
+    walls = [0] * n_player  # padded cells that are player p's wall
+    open_cells = 0  # padded cells that are not walls (the only ones whose owner the fill decides)
+    po: dict[int, int] = {}
+    for i, j in enumerate(pad):
+        if kinds[i] == WALL:
+            o = owners[i]
+            if 0 <= o < n_player:
+                walls[o] |= 1 << j
+        else:
+            open_cells |= 1 << j
+            po[j] = owners[i]
+    mask = full  # cells still undecided
     passes = 0
-    while undecided and passes <= n:
+    while mask and passes <= n:
         passes += 1
-        enclosed = [(1 << n_player) - 1] * n
+        enclosed = []
         for p in range(n_player):
-            bit = 1 << p
-            clear = ~bit
-            enclosed[0] &= clear
-            stack = [0]
-            while stack:
-                i = stack.pop()
-                x = i % W
-                for d in steps:
-                    j = i + d
-                    if j < 0 or j >= n:
-                        continue
-                    jx = j % W
-                    if jx - x > 1 or x - jx > 1:
-                        continue
-                    if not enclosed[j] & bit:
-                        continue
-                    if mask[j] and pk[j] == WALL and po[j] == p:
-                        continue
-                    enclosed[j] &= clear
-                    stack.append(j)
-        for i in range(n):
-            e = enclosed[i]
-            if e == 0:
-                if mask[i]:
-                    mask[i] = False
-                    undecided -= 1
-            elif e & (e - 1) == 0:
-                po[i] = e.bit_length() - 1
-                if mask[i]:
-                    mask[i] = False
-                    undecided -= 1
+            open_ = full & ~(mask & walls[p])
+            reach = 1  # the padding corner: always outside
+            while True:
+                grown = reach | (reach << 1) | (reach >> 1) | (reach << W) | (reach >> W) | (reach << (W + 1)) \
+                    | (reach >> (W + 1)) | (reach << (W - 1)) | (reach >> (W - 1))  # fmt: skip
+                grown &= open_
+                if grown == reach:
+                    break
+                reach = grown
+            enclosed.append(full & ~reach)
+        anyone = 0
+        several = 0
+        for e in enclosed:
+            several |= anyone & e
+            anyone |= e
+        for p, e in enumerate(enclosed):
+            single = e & ~several & open_cells
+            while single:
+                low = single & -single
+                po[low.bit_length() - 1] = p
+                single ^= low
+        mask &= ~((full & ~anyone) | (anyone & ~several))
     out = list(owners)
     shared: int | None = None
     for x in range(width):
         for y in range(height):
             i = y * width + x
             if kinds[i] != WALL:
-                out[i] = po[(y + 1) * W + x + 1]
+                out[i] = po[pad[i]]
                 if untouched is not None and untouched[i]:
                     shared = out[i]
     if shared is not None and untouched is not None:
@@ -332,16 +352,24 @@ def fill_area(
     return out
 
 
+@functools.cache
+def _padded(width: int, height: int) -> tuple[int, ...]:
+    """Index in the padded field of every cell (row-major)."""
+    return tuple((y + 1) * (width + 2) + x + 1 for y in range(height) for x in range(width))
+
+
 def points(board: Board) -> list[tuple[int, int]]:
     """(area points, wall points) per player: walls count their value, areas its absolute value."""
-    out = [[0, 0] for _ in range(board.n_player)]
-    for value, kind, owner in zip(board.points, board.kinds, board.owners, strict=True):
-        if 0 <= owner < len(out):
-            if kind == WALL:
-                out[owner][1] += value
+    n = board.n_player
+    area, wall = [0] * n, [0] * n
+    values, kinds = board.points, board.kinds
+    for i, owner in enumerate(board.owners):
+        if 0 <= owner < n:
+            if kinds[i] == WALL:
+                wall[owner] += values[i]
             else:
-                out[owner][0] += abs(value)
-    return [(a, w) for a, w in out]
+                area[owner] += abs(values[i])
+    return list(zip(area, wall, strict=True))
 
 
 def ranking(totals: list[tuple[int, int]]) -> tuple[list[int], str]:
@@ -363,5 +391,5 @@ def ranking(totals: list[tuple[int, int]]) -> tuple[list[int], str]:
 
 __all__ = [
     "ACTION_TYPES", "AREA", "NOBODY", "RESULTS", "WALL", "Action", "Board", "Outcome",
-    "fill_area", "points", "ranking", "step",
+    "fill_area", "points", "ranking", "step", "step_both",
 ]  # fmt: skip

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from rules.core import Violation
 from rules.kakomimasu.checks import BY_RESULT, CHECKS
 from rules.kakomimasu.engine import (
-    ACTION_TYPES, ILLEGAL_ACTION, MOVE, NONE, PUT, REMOVE, RESULTS, REVERT, SUCCESS, WALL, Action, Board,
-    points, ranking, step,
+    ACTION_TYPES, ILLEGAL_ACTION, MOVE, NONE, PUT, REMOVE, RESULTS, REVERT, SUCCESS, WALL, Action, Board, Outcome,
+    points, ranking, step, step_both,
 )  # fmt: skip
 from rules.kakomimasu.game import LEGACY, GameLog, Snapshot
 
@@ -158,41 +158,37 @@ def replay(game: GameLog, *, match_id: str | None = None, summary: Summary | Non
         summary.winners, summary.decided_by = ranking(list(summary.points))
 
 
-def server_fill(game: GameLog) -> bool:
-    """Whether the log was written by the engine with the shared-tile area fill (v2.0.1, the
-    official server's) rather than one that fills as the rules are written.
+def server_fill(logged: list[tuple[tuple[int, int] | None, ...]], server: list[list[tuple[int, int]]],
+                written: list[list[tuple[int, int]]]) -> bool:  # fmt: skip
+    """Whether a log was written by the engine with the shared-tile area fill (v2.0.1, the official
+    server's) rather than one that fills as the rules are written: the fill whose points agree
+    with the logged ones for longer wins (the server's when both agree throughout)."""
 
-    Both are replayed on the logged points; the one that agrees longer wins (the shared
-    fill when they agree throughout, e.g. when no area ever formed).
-    """
-    boards = {True: initial_board(game), False: initial_board(game)}
-    agree = {True: 0, False: 0}
-    for turn in game.turns:
-        submitted = [list(acts) for acts in turn.actions]
-        for shared in (True, False):
-            if agree[shared] < 0:
-                continue
-            boards[shared], _ = step(boards[shared], submitted, shared_tiles=shared)
-            pts = points(boards[shared])
-            if any(lp is not None and p < len(pts) and lp != pts[p] for p, lp in enumerate(turn.points)):
-                agree[shared] = -agree[shared] - 1  # stop counting
-            else:
-                agree[shared] += 1
-        if agree[True] < 0 and agree[False] < 0:
-            break
-    score = {k: (v if v >= 0 else -v - 1) + (1_000_000 if v >= 0 else 0) for k, v in agree.items()}
-    return score[True] >= score[False]
+    def agree(replayed: list[list[tuple[int, int]]]) -> int:
+        for t, (want, got) in enumerate(zip(logged, replayed, strict=True)):
+            if any(lp is not None and p < len(got) and lp != got[p] for p, lp in enumerate(want)):
+                return t
+        return len(logged) + 1
+
+    return agree(server) >= agree(written)
 
 
 def _replay_v1(game: GameLog, judge: _Judge, summary: Summary) -> Iterator[TurnFrame]:
-    board = shadow = initial_board(game)
-    shared = server_fill(game)
+    start = initial_board(game)
+    server, written = start, start
+    turns: list[tuple[Board, Board, list[list[Outcome]]]] = []
+    for turn in game.turns:
+        server, written, outcomes = step_both(server, written, [list(acts) for acts in turn.actions])
+        turns.append((server, written, outcomes))
+    server_pts = [tuple(points(s)) for s, _w, _o in turns]
+    written_pts_all = [tuple(points(w)) for _s, w, _o in turns]
+    shared = server_fill([t.points for t in game.turns], server_pts, written_pts_all)  # type: ignore[arg-type]
     summary.server_fill = shared
     departed = not shared  # the departure is the shared fill's; a log filled as written has none
-    for t, turn in enumerate(game.turns, 1):
-        submitted = [list(acts) for acts in turn.actions]
-        after, outcomes = step(board, submitted, shared_tiles=shared)
-        shadow, _ = step(shadow, submitted, shared_tiles=False)
+    board = start
+    for t, (turn, (s_after, w_after, outcomes)) in enumerate(zip(game.turns, turns, strict=True), 1):
+        after, shadow = (s_after, w_after) if shared else (w_after, s_after)
+        after = s_after if shared else w_after
         views, found = [], []
         for p, outs in enumerate(outcomes):
             logged = turn.res[p] if p < len(turn.res) else ()
@@ -209,7 +205,7 @@ def _replay_v1(game: GameLog, judge: _Judge, summary: Summary) -> Iterator[TurnF
                         f"turn {t}: {judge.name(p)} agent {o.action.agent_id} {describe_action(o.action)}: "
                         f"logged {res} ({RESULTS.get(res, '?')}), the rules give {o.res} ({RESULTS[o.res]})",
                         t, p, expected=str(o.res), actual=str(res)))  # fmt: skip
-        pts = tuple(points(after))
+        pts = server_pts[t - 1] if shared else written_pts_all[t - 1]
         for p, logged_pts in enumerate(turn.points):
             if logged_pts is not None and p < len(pts) and logged_pts != pts[p]:
                 found.append(judge.v(
@@ -217,20 +213,20 @@ def _replay_v1(game: GameLog, judge: _Judge, summary: Summary) -> Iterator[TurnF
                     f"turn {t}: {judge.name(p)} logged area {logged_pts[0]} + wall {logged_pts[1]}, "
                     f"the replay gives area {pts[p][0]} + wall {pts[p][1]}",
                     t, p, expected=f"{pts[p][0]} + {pts[p][1]}", actual=f"{logged_pts[0]} + {logged_pts[1]}"))  # fmt: skip
-        written = tuple(points(shadow))
-        if not departed and written != pts:
+        written_pts = written_pts_all[t - 1]
+        if not departed and written_pts != pts:
             departed = True
             found.append(judge.v(
                 "kakomimasu-area-rule-departure",
                 f"turn {t}: by the written area rule the points would be "
-                f"{_points_text(judge, written)}; the server's engine gives {_points_text(judge, pts)} "
+                f"{_points_text(judge, written_pts)}; the server's engine gives {_points_text(judge, pts)} "
                 "(cells never walled share one owner in its area fill)",
-                t, expected=_points_text(judge, written), actual=_points_text(judge, pts)))  # fmt: skip
+                t, expected=_points_text(judge, written_pts), actual=_points_text(judge, pts)))  # fmt: skip
         yield TurnFrame(t, board, after, tuple(views), pts, turn.points, tuple(found))
         board = after
     summary.turns = len(game.turns)
     summary.final = board
-    summary.written_rules_points = tuple(points(shadow))
+    summary.written_rules_points = tuple(points(turns[-1][1] if turns else start))
     summary.end_violations = _end_checks(game, judge, board)
 
 
