@@ -62,6 +62,21 @@ LABELS = {
 }  # fmt: skip
 
 
+def selected_game(con: Any) -> tuple[str, dict[str, Any]]:
+    """The sidebar's Kakomimasu game and its row of ``kakomimasu_games`` (or a hint, and stop)."""
+    import streamlit as st
+
+    from app import ui
+    from queries import kakomimasu as kq
+
+    match = ui.selected_match()
+    info = kq.game(con, match) if match else None
+    if info is None:
+        st.info(_("Pick a Kakomimasu game in the sidebar."))
+        st.stop()
+    return str(match), info
+
+
 def why_text(why: str) -> str:
     for pattern, message in WHY:
         m = re.match(pattern, why)

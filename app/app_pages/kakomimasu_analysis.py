@@ -12,11 +12,7 @@ from queries import kakomimasu as kq
 
 st.title(_("Kakomimasu points and actions"))
 con = ui.require_data()
-match = ui.selected_match()
-info = kq.game(con, match) if match else None
-if info is None:
-    st.info(_("Pick a Kakomimasu game in the sidebar."))
-    st.stop()
+match, info = kakomimasu.selected_game(con)
 names = ui.names_of(con, match)
 colors = ui.name_colors(con, match)
 teams = kq.teams(con, match)

@@ -11,11 +11,7 @@ from rules.kakomimasu.game import GameLogError
 
 st.title(_("Kakomimasu board"))
 con = ui.require_data()
-match = ui.selected_match()
-info = kq.game(con, match) if match else None
-if info is None:
-    st.info(_("Pick a Kakomimasu game in the sidebar."))
-    st.stop()
+match, info = kakomimasu.selected_game(con)
 if info.get("width") is None or info.get("width") != info.get("width"):
     st.info(_("This game has no field yet (server status: {status}).").format(status=info.get("status") or "—"))
     st.stop()

@@ -44,12 +44,14 @@ def _added() -> None:
         return
     matches = q.match_list(con)
     labels = dict(zip(matches["match_id"], matches["label"], strict=True))
+    games = dict(zip(matches["match_id"], matches["game"], strict=True))
     for m in done:
         if m in labels:
             c1, c2 = st.columns([3, 1])
             c1.markdown(_("Added or updated: **{label}**").format(label=ui.md(labels[m])))
             if c2.button(_("Open in the replayer"), key=f"up.open.{m}", icon=":material/play_arrow:"):
-                st.switch_page("app_pages/round_browser.py", query_params={"match": m})
+                page = "app_pages/kakomimasu_board.py" if games[m] == "kakomimasu" else "app_pages/round_browser.py"
+                st.switch_page(page, query_params={"match": m})
 
 
 uploaded = st.file_uploader(_("Dealer log"), type=None, key="up.file")
