@@ -97,3 +97,12 @@ def field_heatmap(values: list[list[int]], title: str, label: str) -> go.Figure:
     fig.update_layout(title=title, yaxis={"autorange": "reversed", "scaleanchor": "x", "dtick": 1},
                       xaxis={"dtick": 1, "side": "top"})  # fmt: skip
     return _layout(fig, 460)
+
+
+def per_action_items(df: pd.DataFrame, title: str, labels: dict[str, str] | None = None,
+                     colors: dict[str, str] | None = None) -> go.Figure:  # fmt: skip
+    """CHaser items per team after every action (``df``: seq, player, items)."""
+    df = _text(df, "player")
+    fig = px.line(df, x="seq", y="items", color="player", title=title, labels=labels or {}, line_shape="hv",
+                  color_discrete_map=_colors(colors))  # fmt: skip
+    return _layout(fig, 360)

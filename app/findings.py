@@ -12,11 +12,12 @@ import re
 from typing import Any
 
 from app.i18n import _, current
+from rules.chaser.checks import CHECKS as CHASER_CHECKS
 from rules.kakomimasu.checks import CHECKS as KAKOMIMASU_CHECKS
 from rules.uno.catalog import CHECKS as UNO_CHECKS
 
 #: Every game's checks by code (codes are unique across games).
-CHECKS = {**UNO_CHECKS, **KAKOMIMASU_CHECKS}
+CHECKS = {**UNO_CHECKS, **KAKOMIMASU_CHECKS, **CHASER_CHECKS}
 
 
 def with_names(text: Any, names: dict[str, str]) -> str:

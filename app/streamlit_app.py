@@ -34,8 +34,8 @@ def _matches_alias() -> None:
 
 
 #: The game of each page that belongs to one game (its sidebar lists that game's matches only).
-GAME_OF = {"kakomimasu_board": "kakomimasu", "kakomimasu_analysis": "kakomimasu", "": None, "home": None, "matches": None,
-           "upload": None}  # fmt: skip
+GAME_OF = {"kakomimasu_board": "kakomimasu", "kakomimasu_analysis": "kakomimasu", "chaser_board": "chaser",
+           "chaser_games": "chaser", "": None, "home": None, "matches": None, "upload": None}  # fmt: skip
 
 pages: dict[str, list[st.Page]] = {
     _("Matches"): [
@@ -64,6 +64,13 @@ if "kakomimasu" in games:
                 url_path="kakomimasu_board"),
         st.Page("app_pages/kakomimasu_analysis.py", title=_("Kakomimasu points and actions"), icon=":material/insights:",
                 url_path="kakomimasu_analysis"),
+    ]
+if "chaser" in games:
+    pages[_("CHaser")] = [
+        st.Page("app_pages/chaser_board.py", title=_("CHaser replay"), icon=":material/videogame_asset:",
+                url_path="chaser_board"),
+        st.Page("app_pages/chaser_games.py", title=_("CHaser games and bots"), icon=":material/sports_score:",
+                url_path="chaser_games"),
     ]
 pages[_("Data")] = [
     st.Page("app_pages/upload.py", title=_("Upload a log"), icon=":material/upload_file:", url_path="upload"),

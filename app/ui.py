@@ -379,6 +379,10 @@ COLUMN_NAMES = {
     "game": N_("Game"), "name": N_("Name"), "board": N_("Board"), "final_scores": N_("Final scores"),
     "area": N_("Area points"), "wall": N_("Wall points"), "actions": N_("Actions"), "failed": N_("Failed actions"),
     "turn": N_("Turn"), "agent": N_("Agent"), "result": N_("Result"),
+    "bot": N_("Bot"), "games": N_("Games"), "wins": N_("Wins"), "losses": N_("Losses"), "draws": N_("Draws"),
+    "items": N_("Items"), "items_per_game": N_("Items per game"), "won_by": N_("Won by"), "lost_by": N_("Lost by"),
+    "walks": N_("Walks"), "looks": N_("Looks"), "searches": N_("Searches"), "puts": N_("Puts"),
+    "invalid": N_("Invalid actions"), "end_kind": N_("How it ended"),
 }  # fmt: skip
 MISSING = "—"
 

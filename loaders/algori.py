@@ -1058,6 +1058,7 @@ def summary_rows(m: MatchBuilder, run_id: int) -> dict[str, list[tuple[Any, ...]
         dumps(order) if order is not None else None,
         m.seq, m.first_ms, m.last_ms, "algori-2022" if m.legacy else "algori-2023",
         getattr(m.ruleset, "id", None), getattr(m.ruleset, "version", None), run_id, run_id, m.log_start,
+        None,  # end_kind: how a match ends is per round for ALGORI (rounds.end_kind)
     )  # fmt: skip
     players = [
         (mid, code, name, i + 1,

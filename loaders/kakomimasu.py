@@ -207,6 +207,7 @@ class Collector:
                 _dumps(scores) if scores else None, _dumps({codes[p]: ranks[p] for p in range(min(len(codes), len(ranks)))}) if ranks else None,
                 summary.turns, started, finished_at, game.format,
                 f"{RULESET}/{fill}" if game.has_board else RULESET, RULESET_VERSION, run, run, None,
+                summary.decided_by if finished else None,
             )],
             "players": [
                 (mid, code, game.players[p].id or code, p + 1, 1 if finished and p in winners else 0,

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import queries
 from kifu import __version__
-from loaders import algori, kakomimasu
+from loaders import algori, chaser, kakomimasu
 from loaders.sources import Record, SourceError
 from loaders.store import Store
 
@@ -97,10 +97,11 @@ def ingest(
             store = Store(con, run_id)
             store.backfill_identity()
             events_before = int(queries.scalar(con, "select count(*) from events"))
-            games = kakomimasu.Collector(
-                store, run_id, lambda src, line, raw, reason: _quarantine(store, report, src, Record(line, raw, error=reason)),
-                validate=validate,
-            )  # fmt: skip
+            def bad(src: str, line: int, raw: Any, reason: str) -> None:
+                _quarantine(store, report, src, Record(line, raw, error=reason))
+
+            games = [kakomimasu.Collector(store, run_id, bad, validate=validate),
+                     chaser.Collector(store, run_id, bad, validate=validate)]  # fmt: skip
             for source in sources:
                 _ingest_source(source, store, report, progress, validate, games)
             final = algori.Assembler(source="", run_id=run_id, store=store,
@@ -109,8 +110,10 @@ def ingest(
             store.flush()
             alive = {m for (m,) in con.execute("select match_id from matches").fetchall()}
             report.matches = [m for m in report.matches if m in alive]
-            report.matches += [m for m in games.matches if m in alive and m not in report.matches]
-            report.ingested = int(queries.scalar(con, "select count(*) from events")) - events_before + games.new_records
+            for g in games:
+                report.matches += [m for m in g.matches if m in alive and m not in report.matches]
+            report.ingested = int(queries.scalar(con, "select count(*) from events")) - events_before + sum(
+                g.new_records for g in games)
             report.duplicates = max(0, sum(s.accepted for s in report.sources) - report.ingested)
             report.duration_s = time.time() - started
             store.flush()
@@ -130,7 +133,7 @@ def ingest(
 
 def _ingest_source(
     source: Source, store: Store, report: RunReport, progress: ProgressFactory | None, validate: bool = True,
-    games: kakomimasu.Collector | None = None,
+    games: list[Any] | None = None,
 ) -> None:
     srep = SourceReport(source.name)
     report.sources.append(srep)
@@ -155,11 +158,11 @@ def _ingest_source(
         for rec in source.records():
             srep.read += 1
             report.records_read += 1
-            kind = kakomimasu.claims(rec.doc) if rec.error is None and games is not None else None
-            if kind is not None and games is not None:
+            game, kind = _claimed(rec, games)
+            if game is not None:
                 srep.accepted += 1
                 srep.games += 1
-                games.add(kind, rec.doc, source.name, rec.line, rec.raw)
+                game.add(kind, rec.doc, source.name, rec.line, rec.raw)
             elif rec.error is None:
                 try:
                     doc = rec.doc
@@ -179,14 +182,29 @@ def _ingest_source(
                 bar.set_postfix_str(f"{srep.read:,} records, {srep.read / elapsed:,.0f} rec/s", refresh=False)
                 advance(source.bytes_done)
         assembler.close()
-        if games is not None:
-            games.close_source()
+        for g in games or ():
+            g.close_source()
     finally:
         if bar is not None:
             advance(source.bytes_done)
             bar.close()
     report.bytes_read += source.size if source.kind == "file" else 0
     report.unknown_events.update(assembler.unknown)
+
+
+#: Each game module's ``claims(doc)``, asked in turn before a record goes to the ALGORI normaliser.
+CLAIMS = {kakomimasu.Collector: kakomimasu.claims, chaser.Collector: chaser.claims}
+
+
+def _claimed(rec: Record, games: list[Any] | None) -> tuple[Any, str | None]:
+    """The game collector that claims a record, and the record's kind for it."""
+    if rec.error is not None or not games:
+        return None, None
+    for g in games:
+        kind = CLAIMS[type(g)](rec.doc)
+        if kind is not None:
+            return g, kind
+    return None, None
 
 
 def _match_done(m: algori.MatchBuilder, store: Store, report: RunReport) -> None:
@@ -269,7 +287,7 @@ def print_summary(report: RunReport, out: Any = None) -> None:
             print(f"    … and {report.quarantined - 10:,} more", file=out)
     for s in report.sources:
         if s.read and not s.accepted:
-            print(f"  {printable(s.name)}: no ALGORI activity or Kakomimasu game in it (unknown game format?)", file=out)
+            print(f"  {printable(s.name)}: no record of a game Kifu knows in it (ALGORI, Kakomimasu, CHaser; unknown game format?)", file=out)
     print(f"  database: {report.db}", file=out)
 
 

@@ -33,7 +33,8 @@ MAX_LINE_BYTES = 4 * 1024 * 1024
 #: How much of an over-long record's text is kept for ``load_issues``.
 ISSUE_PREFIX = 65536
 CHUNK = 1 << 20
-LOG_SUFFIXES = (".jsonl", ".json", ".log", ".ndjson", ".txt")
+LOG_SUFFIXES = (".jsonl", ".json", ".log", ".ndjson", ".txt", ".map")
+MAX_TEXT_BYTES = 16 * 1024 * 1024  # a whole-file text log (CHaser); the server writes ~30 KB per game
 
 
 class SourceError(Exception):
@@ -47,6 +48,15 @@ class Record:
     doc: Any = None  # parsed JSON value (any type; the normaliser checks the shape)
     error: str | None = None
     length: int | None = None  # true length in bytes when ``raw`` holds only a prefix
+
+
+@dataclass(frozen=True, slots=True)
+class TextDocument:
+    """A file read whole as one record because it is a text log, not JSON (``kind``: 'chaser-log' |
+    'chaser-map'); the game's loader decodes and parses ``data``."""
+
+    kind: str
+    data: bytes
 
 
 class FileSource:
@@ -107,6 +117,10 @@ class FileSource:
 
         reader = _Reader(stream, tick)
         first = reader.first_byte()
+        kind = _text_kind(reader.head())
+        if kind is not None:
+            yield _whole(reader, kind)
+            return
         if first == b"[":
             yield from _array_records(reader)
             return
@@ -187,6 +201,10 @@ class _Reader:
                 out = out[3:]
         self._tick()
         return out
+
+    def head(self) -> bytes:
+        """The first chunk, not consumed (after :meth:`first_byte`)."""
+        return self._first or b""
 
     def pretty_printed(self) -> bool:
         """Whether the stream starts with a JSON object spread over lines (one game per file,
@@ -287,6 +305,34 @@ def _emit(lineno: int, carry: bytearray, length: int) -> Iterator[tuple[int, byt
 _STRUCT = re.compile(rb'["{}\[\]\n]')
 _STR_BODY = re.compile(rb'(?:[^"\\\n]|\\[^\n])*')
 _BLANK = b" \t\r\n,"
+
+
+def _text_kind(head: bytes) -> str | None:
+    from rules.chaser.log import looks_like_log, looks_like_map
+
+    if looks_like_log(head):
+        return "chaser-log"
+    if looks_like_map(head[:4096]):
+        return "chaser-map"
+    return None
+
+
+def _whole(reader: _Reader, kind: str) -> Record:
+    """The rest of the stream as one :class:`TextDocument` record (bounded)."""
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        chunk = reader.chunk()
+        if not chunk:
+            break
+        size += len(chunk)
+        if size <= MAX_TEXT_BYTES:
+            parts.append(chunk)
+    data = b"".join(parts)
+    if size > MAX_TEXT_BYTES:
+        return Record(1, data[:ISSUE_PREFIX], length=size,
+                      error=f"{kind} file of {size:,} bytes is larger than the {MAX_TEXT_BYTES:,}-byte limit")
+    return Record(1, data, TextDocument(kind, data))
 
 
 def _array_records(reader: _Reader) -> Iterator[Record]:

@@ -48,7 +48,7 @@ TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
         ("rounds_played", I), ("rounds_logged", I), ("winner", S), ("status", S),
         ("final_scores", S), ("final_order", S), ("n_events", I), ("started_at", T),
         ("finished_at", T), ("log_format", S), ("ruleset", S), ("ruleset_version", S),
-        ("first_run_id", I), ("last_run_id", I), ("log_start", S),
+        ("first_run_id", I), ("last_run_id", I), ("log_start", S), ("end_kind", S),
     ],
     "players": [
         ("match_id", S), ("player_code", S), ("player_name", S), ("join_order", I),
@@ -102,6 +102,21 @@ TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
         ("board_key", S), ("name", S), ("width", I), ("height", I), ("points", S), ("n_agent", I),
         ("n_player", I), ("total_turn", I), ("operation_sec", F), ("run_id", I),
     ],
+    "chaser_games": [
+        ("match_id", S), ("started", S), ("map_name", S), ("map_key", S), ("width", I), ("height", I), ("turns", I),
+        ("cells", S), ("cool_start", S), ("hot_start", S), ("end_kind", S), ("end_turn", I), ("winner", S),
+        ("loser", S), ("items_cool", I), ("items_hot", I), ("sentence", S), ("actions", I), ("unknown_lines", I),
+        ("truncated", B), ("content_hash", S), ("progress", I), ("run_id", I),
+    ],
+    "chaser_actions": [
+        ("match_id", S), ("seq", I), ("turn", I), ("remaining", I), ("team", S), ("action", S), ("direction", S),
+        ("x", I), ("y", I), ("surroundings", S), ("surroundings_replayed", S), ("item_taken", B),
+        ("item_destroyed", B), ("items_cool", I), ("items_hot", I),
+    ],
+    "chaser_maps": [
+        ("map_key", S), ("name", S), ("width", I), ("height", I), ("turns", I), ("cells", S), ("cool_start", S),
+        ("hot_start", S), ("run_id", I),
+    ],
     # not stored: pieces of match logs that wait for the end of the run to be put in place
     "spool": [
         ("piece", I), ("pos", I), ("run_id", I), ("source", S), ("line", I), ("raw", S), ("rkey", I),
@@ -112,7 +127,7 @@ TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
 #: Every table with a ``match_id`` column, i.e. everything a match's rebuild replaces.
 MATCH_TABLES = ("raw_activities", "events", "penalties", "challenges", "special_logic", "matches", "players",
                 "rounds", "round_scores", "violations", "states", "think_times",
-                "kakomimasu_games", "kakomimasu_actions", "kakomimasu_points")  # fmt: skip
+                "kakomimasu_games", "kakomimasu_actions", "kakomimasu_points", "chaser_games", "chaser_actions")  # fmt: skip
 
 #: Tables holding one row per match (or finer) that are rebuilt when a match grows.
 SUMMARY_TABLES = ("matches", "players", "rounds", "round_scores")

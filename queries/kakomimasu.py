@@ -15,7 +15,7 @@ def game(con: Con, match: str) -> dict[str, Any] | None:
 
 
 def records(con: Con, match: str) -> list[tuple[int, str]]:
-    return [(int(s), str(r)) for s, r in con.execute(_sql("kakomimasu/records"), {"match": match}).fetchall()]
+    return [(int(s), str(r)) for s, r in con.execute(_sql("match_records"), {"match": match}).fetchall()]
 
 
 def points(con: Con, match: str) -> pd.DataFrame:

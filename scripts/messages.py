@@ -34,7 +34,8 @@ def template() -> Catalog:
     ):  # fmt: skip
         pot.add(message, None, [(f"app/{filename}", lineno)], auto_comments=comments, context=context)
     for check in CHECKS.values():
-        where = "rules/kakomimasu/checks.py" if check.code.startswith("kakomimasu-") else "rules/uno/catalog.py"
+        where = {"kakomimasu": "rules/kakomimasu/checks.py", "chaser": "rules/chaser/checks.py"}.get(
+            check.code.split("-", 1)[0], "rules/uno/catalog.py")
         pot.add(check.title, None, [(where, 0)], auto_comments=[f"check {check.code}"])
     return pot
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import charts, ui
+from app import chaser, charts, ui
 from app.i18n import _
 from queries import dashboard as q
 from queries import kakomimasu as kq
@@ -42,6 +42,17 @@ if row["game"] == "kakomimasu":
                  placeholder=ui.MISSING, width="stretch", key="matches.teams")  # fmt: skip
     if st.button(_("Open this game on the Kakomimasu board"), icon=":material/grid_on:", key="matches.open_km"):
         st.switch_page("app_pages/kakomimasu_board.py", query_params={"match": match})
+    st.stop()
+if row["game"] == "chaser":
+    names = {k: ui.md(v) for k, v in ui.names_of(con, match).items()}  # into Markdown: escaped
+    scores = ui.scores_text(row["final_scores"])
+    st.subheader(ui.md(row["label"].split(" · ")[0]))
+    info = chaser.cq_game(con, match)
+    st.caption(chaser.end_sentence(info.get("end_kind"), info.get("winner"), info.get("loser"), info.get("end_turn"),
+                                   (info.get("items_cool") or 0, info.get("items_hot") or 0), names)
+               + " · " + _("items: {scores}").format(scores=ui.md(scores or "—")))  # fmt: skip
+    if st.button(_("Replay this game on the map"), icon=":material/play_arrow:", key="matches.open_ch"):
+        st.switch_page("app_pages/chaser_board.py", query_params={"match": match})
     st.stop()
 st.subheader(f"{ui.md(row['dealer_name'])} · {ui.md(row['dealer_code'])}")
 st.caption(_("match {match} · white wild {white} · {rounds} rounds · {status}").format(

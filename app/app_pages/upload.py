@@ -50,7 +50,8 @@ def _added() -> None:
             c1, c2 = st.columns([3, 1])
             c1.markdown(_("Added or updated: **{label}**").format(label=ui.md(labels[m])))
             if c2.button(_("Open in the replayer"), key=f"up.open.{m}", icon=":material/play_arrow:"):
-                page = "app_pages/kakomimasu_board.py" if games[m] == "kakomimasu" else "app_pages/round_browser.py"
+                page = {"kakomimasu": "app_pages/kakomimasu_board.py", "chaser": "app_pages/chaser_board.py"}.get(
+                    games[m], "app_pages/round_browser.py")
                 st.switch_page(page, query_params={"match": m})
 
 

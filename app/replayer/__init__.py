@@ -17,7 +17,7 @@ from typing import Any
 
 HERE = Path(__file__).parent
 #: Board renderers bundled with Kifu, one JavaScript file per game.
-RENDERERS = {"algori-uno": "uno.js", "kakomimasu": "kakomimasu.js"}
+RENDERERS = {"algori-uno": "uno.js", "kakomimasu": "kakomimasu.js", "chaser": "chaser.js"}
 
 
 def _read(name: str) -> str:

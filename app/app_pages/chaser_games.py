@@ -1,0 +1,36 @@
+"""CHaser games and bots: items over time and the end of the chosen game; every bot's record across games."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app import chaser, charts, ui
+from app.i18n import _
+from queries import chaser as cq
+
+st.title(_("CHaser games and bots"))
+con = ui.require_data()
+match, info = chaser.selected_game(con)
+names = ui.names_of(con, match)
+items = (int(info.get("items_cool") or 0), int(info.get("items_hot") or 0))
+md_names = {k: ui.md(v) for k, v in names.items()}  # bot names into Markdown: escaped
+st.subheader(chaser.end_sentence(info.get("end_kind"), info.get("winner"), info.get("loser"), info.get("end_turn"),
+                                 items, md_names))  # fmt: skip
+st.caption(_("How it ended: {kind} · map {map}").format(kind=_(chaser.END_KINDS.get(info.get("end_kind") or "incomplete", "—")),
+                                                       map=ui.md(info.get("map_label"))))  # fmt: skip
+got = cq.items(con, match)
+if not got.empty:
+    colors = {names.get(c, c): chaser.TEAM_COLOURS[c] for c in ("COOL", "HOT")}
+    st.plotly_chart(charts.per_action_items(got, _("Items after every action"),
+                                            {"seq": _("Action"), "items": _("Items"), "player": _("Player")}, colors),
+                    width="stretch", key="ch.items")  # fmt: skip
+if st.button(_("Replay this game on the map"), icon=":material/play_arrow:", key="ch.open"):
+    st.switch_page("app_pages/chaser_board.py", query_params={"match": match})
+
+st.subheader(_("Every bot across the games"))
+bots = cq.bots(con)
+shown = bots.assign(
+    won_by=bots["won_by"].map(lambda v: chaser.kinds_text(v)), lost_by=bots["lost_by"].map(lambda v: chaser.kinds_text(v)),
+)
+st.dataframe(ui.readable(shown), hide_index=True, placeholder=ui.MISSING, width="stretch", key="ch.bots",
+             column_config=ui.wide_columns(["won_by", "lost_by"]))  # fmt: skip

@@ -1,0 +1,168 @@
+"""CHaser loader: the official server's text logs and .map files into DuckDB.
+
+A server log is read whole (``loaders.sources`` sniffs ``--Stable Log--``) and replayed at
+once (``rules.chaser``); a .map file names maps.  Identity: a game is the match
+``chaser:<first timestamp>-<hash of the players and the start map>``; the same log read again
+is a no-op, a longer copy of it (a log that was cut off, then read complete) replaces the
+stored one, a shorter one changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from loaders.sources import TextDocument
+from rules.chaser.log import ChaserLog, ChaserLogError, ChaserMap, decode, parse_log, parse_map
+from rules.chaser.replay import RULESET, RULESET_VERSION, Summary, replay
+
+GAME = "chaser"
+TEAM_CODES = ("COOL", "HOT")
+
+
+#: Keys of a game-index entry (a JSON summary per server log: its file, map, players and result).
+INDEX_KEYS = {"file", "map", "cool", "hot", "winner"}
+
+
+def claims(doc: Any) -> str | None:
+    """'chaser-log' / 'chaser-map' (text files), 'chaser-index' (a JSON summary of a log; nothing to load)."""
+    if isinstance(doc, TextDocument):
+        return doc.kind if doc.kind.startswith("chaser-") else None
+    if isinstance(doc, dict) and INDEX_KEYS <= doc.keys() and str(doc.get("file", "")).endswith(".txt"):
+        return "chaser-index"
+    return None
+
+
+def _hash(*parts: Any) -> str:
+    return hashlib.blake2b(repr(parts).encode(), digest_size=8).hexdigest()
+
+
+def map_key(m: ChaserMap) -> str:
+    return _hash(m.width, m.height, m.cells, m.starts)
+
+
+def _dumps(v: Any) -> str:
+    return orjson.dumps(v).decode()
+
+
+@dataclass
+class Collector:
+    store: Any
+    run_id: int
+    quarantine: Callable[[str, int, Any, str], None]
+    validate: bool = True
+    matches: list[str] = field(default_factory=list)
+    new_records: int = 0
+
+    def add(self, kind: str, doc: Any, source: str, line: int, raw: Any) -> None:
+        if kind == "chaser-index":  # a summary of a log read on its own; the log itself is the record
+            return
+        try:
+            text = decode(doc.data)
+            if kind == "chaser-map":
+                self._write_map(parse_map(text.splitlines()), source)
+                return
+            log = parse_log(text)
+        except ChaserLogError as exc:
+            self.quarantine(source, line, raw, f"CHaser {'map' if kind == 'chaser-map' else 'log'}: {exc}")
+            return
+        self._write_game(log, source, text)
+
+    def close_source(self) -> None:
+        """Nothing waits for the end of a source (a log is one record)."""
+
+    # -- writing
+
+    def _write_map(self, m: ChaserMap, source: str) -> None:
+        con = self.store.con
+        self.store.flush()
+        name = m.name or source.rsplit("/", 1)[-1].removesuffix(".map")
+        key = map_key(m)
+        if con.execute("select count(*) from chaser_maps where name = ? and map_key = ? and turns is not distinct from ?",
+                       [name, key, m.turns]).fetchall()[0][0]:  # fmt: skip
+            return
+        con.execute("delete from chaser_maps where name = ?", [name])
+        con.execute("insert into chaser_maps values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [key, name, m.width, m.height, m.turns, _dumps(list(m.cells)), _dumps(list(m.starts[0])),
+                     _dumps(list(m.starts[1])), self.run_id])  # fmt: skip
+        self.new_records += 1
+
+    def _write_game(self, log: ChaserLog, source: str, text: str) -> None:
+        mid = f"{GAME}:{log.started or 'undated'}-{_hash(log.cool_name, log.hot_name, map_key(log.map))}"
+        digest = _hash(log.cool_name, log.hot_name, log.map, log.entries)
+        progress = len(log.entries)
+        con = self.store.con
+        self.store.flush()
+        stored = con.execute("select content_hash, progress from chaser_games where match_id = ?", [mid]).fetchall()
+        if stored:
+            if stored[0][0] == digest or progress <= (stored[0][1] or 0):
+                self._touch(mid)
+                return
+            self.store.delete_matches([mid])
+        add, run = self.store.add, self.run_id
+        add("raw_activities", (mid, 1, run, source, 1, text, 0))
+        summary = Summary()
+        for f in replay(log, match_id=mid, summary=summary):
+            x, y = f.after.pos[0 if f.team == "COOL" else 1]
+            add("chaser_actions", (mid, f.seq, f.turn, f.remaining, f.team, f.action or (f.raw or "(none)"), f.direction,
+                                   x, y, f.digits, f.replayed, f.picked, f.taken and not f.picked,
+                                   f.after.items[0], f.after.items[1]))  # fmt: skip
+            if self.validate:
+                for v in f.violations:
+                    self._violation(v)
+        if self.validate:
+            for v in summary.end_violations:
+                self._violation(v)
+        m = log.map
+        add("chaser_games", (
+            mid, log.started, m.name, map_key(m), m.width, m.height, m.turns, _dumps(list(m.cells)),
+            _dumps(list(m.starts[0])), _dumps(list(m.starts[1])), summary.end_kind, summary.end_turn, summary.winner,
+            summary.loser, summary.items[0], summary.items[1], summary.sentence, summary.actions,
+            len(log.unknown_lines), log.result is None, digest, progress, run,
+        ))  # fmt: skip
+        finished = log.result is not None
+        scores = {"COOL": summary.items[0], "HOT": summary.items[1]}
+        ranks = {"COOL": 1 if summary.winner in ("COOL", None) else 2, "HOT": 1 if summary.winner in ("HOT", None) else 2}
+        self.store.replace_summary(mid, {
+            "matches": [(
+                mid, GAME, None, None, None, summary.actions and summary.end_turn or 0, summary.end_turn or 0,
+                summary.winner, "finished" if finished else "incomplete", _dumps(scores), _dumps(ranks) if finished else None,
+                summary.actions, _ts(log.started), None, "chaser-stable-log", RULESET, RULESET_VERSION, run, run, None,
+                summary.end_kind,
+            )],
+            "players": [
+                (mid, code, (log.cool_name if code == "COOL" else log.hot_name) or code, i + 1,
+                 1 if summary.winner == code else 0, scores[code], ranks[code] if finished else None)
+                for i, code in enumerate(TEAM_CODES)
+            ],
+        })  # fmt: skip
+        self.new_records += 1
+        self._touch(mid)
+
+    def _touch(self, mid: str) -> None:
+        if mid not in self.matches:
+            self.matches.append(mid)
+
+    def _violation(self, v: Any) -> None:
+        self.store.add("violations", (
+            v.match_id, v.round_no, v.turn_no, v.seq, v.player, v.code, v.family, v.severity, v.ruleset,
+            v.ruleset_version, v.message, v.expected, v.actual, v.penalty_seq, self.run_id,
+        ))  # fmt: skip
+
+
+def _ts(stamp: str | None) -> Any:
+    import datetime as dt
+
+    if not stamp:
+        return None
+    try:
+        return dt.datetime.strptime(stamp, "%Y%m%d%H%M%S")
+    except ValueError:
+        return None
+
+
+__all__ = ["GAME", "Collector", "claims", "map_key"]
