@@ -133,6 +133,8 @@ def parse_map(lines: list[str]) -> ChaserMap:
                 raise ChaserLogError(f"map size {value[:20]!r} is not <width>,<height>")
             size = (_int(parts[0], "map width", 1, MAX_SIDE), _int(parts[1], "map height", 1, MAX_SIDE))
         elif key == "D":
+            if not value.strip():
+                raise ChaserLogError(f"map row {len(rows) + 1} has no cells (0 columns)")
             cells = value.split(",")
             if len(cells) > MAX_SIDE:
                 raise ChaserLogError(f"map row {len(rows) + 1} has {len(cells):,} cells, more than {MAX_SIDE}")

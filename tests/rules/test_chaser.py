@@ -213,6 +213,7 @@ def test_unknown_lines_are_kept_and_counted() -> None:
 @pytest.mark.parametrize(("text", "reason"), [
     ("hello\nworld", "no '--Stable Log--'"),
     ("--Stable Log--\n[ Map : \nS:0,17\nD:\nC:0,0\nH:0,0\n]\n", "outside 1…200"),
+    ("--Stable Log--\n[ Map : \nD:\nC:0,0\nH:0,0\n]\n", "0 columns"),
     ("--Stable Log--\n[ Map : \nD:" + ",".join(["0"] * 10_000) + "\nC:0,0\nH:1,0\n]\n", "10,000 cells"),
     ("--Stable Log--\n[ Map : \nD:0,x,0\nC:0,0\nH:1,0\n]\n", "not a number"),
     ("--Stable Log--\n[ Map : \nD:0,0,9\nC:0,0\nH:1,0\n]\n", "outside 0…3"),
