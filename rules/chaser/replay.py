@@ -208,6 +208,10 @@ def _conclude(log: ChaserLog, s: Summary, judge_: _Judge, state: State, predicte
             s.end_kind = "self-surrounded" if cause_team == loser else "surrounded-by-opponent"
         else:
             s.end_kind = stop_kind.get(loser, "no-response")
+            if s.end_kind == "no-response":
+                s.end_violations.append(judge_.v("chaser-no-response", f"turn {turn}: {TEAMS[loser]} stopped answering "
+                                                 "(no GetReady, a disconnect or a timeout)", s.end_seq, s.end_turn,
+                                                 TEAMS[loser]))  # fmt: skip
         if logged_death != (loser, why):
             s.end_violations.append(judge_.v(
                 "chaser-end", f"the replay ends the game with {TEAMS[loser]} {why}; the log says "

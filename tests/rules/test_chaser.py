@@ -239,3 +239,20 @@ def test_content_sniffing() -> None:
     assert looks_like_log((DATA / "put_on.txt").read_bytes()[:64])
     assert looks_like_map((DATA / "final-2024.map").read_bytes()[:256])
     assert not looks_like_log(b'{"event": "join-room"}') and not looks_like_map(b'{"event": "join-room"}')
+
+
+def test_every_check_is_documented_with_its_rule() -> None:
+    from rules.chaser.checks import CHECKS
+
+    doc = (REPO / "docs" / "rules" / "chaser.md").read_text(encoding="utf-8")
+    assert [code for code in CHECKS if f"| `{code}` |" not in doc] == []
+    assert all(kind in doc for kind in END_KINDS)
+
+
+def test_a_player_who_stopped_answering_is_reported() -> None:
+    path = CFIX / "games" / "log[20261122050156].txt"
+    if not path.exists():
+        pytest.skip(f"CHaser fixtures not found at {CFIX} (shared/ must sit beside the checkout)")
+    found, s = findings(read(path))
+    v = first(found, "chaser-no-response")
+    assert (v.player, s.end_kind, s.winner) == ("HOT", "no-response", "COOL")
