@@ -36,6 +36,7 @@ END_KINDS = {
     "items": N_("more items at time up"), "draw": N_("draw"), "no-response": N_("no response"),
     "invalid-method": N_("invalid method"), "invalid-direction": N_("invalid direction"), "incomplete": N_("log cut off"),
 }  # fmt: skip
+RESULTS = {"win": N_("win"), "loss": N_("loss"), "draw": N_("draw")}
 ACTION_WORDS = {"walk": N_("walks"), "look": N_("looks"), "search": N_("searches"), "put": N_("puts a block")}
 DIRECTION_WORDS = {"up": N_("up"), "down": N_("down"), "left": N_("left"), "right": N_("right")}
 ARROWS = {"up": "↑", "down": "↓", "left": "←", "right": "→"}

@@ -25,3 +25,7 @@ def items(con: Con, match: str) -> pd.DataFrame:
 
 def bots(con: Con) -> pd.DataFrame:
     return _df(con, "chaser/bots")
+
+
+def bot_games(con: Con, bot: str) -> pd.DataFrame:
+    return _df(con, "chaser/bot_games", bot=bot)

@@ -34,3 +34,14 @@ shown = bots.assign(
 )
 st.dataframe(ui.readable(shown), hide_index=True, placeholder=ui.MISSING, width="stretch", key="ch.bots",
              column_config=ui.wide_columns(["won_by", "lost_by"]))  # fmt: skip
+
+if not bots.empty:
+    bot = st.selectbox(_("A bot's record over the maps"), list(bots["bot"]), key="ch.bot")
+    games = cq.bot_games(con, bot)
+    games = games.assign(result=games["result"].map(lambda r: _(chaser.RESULTS.get(r, r))),
+                         end_kind=games["end_kind"].map(lambda k: chaser.kinds_text(k)))  # fmt: skip
+    event = st.dataframe(ui.readable(games), hide_index=True, placeholder=ui.MISSING, width="stretch", key="ch.bot_games",
+                         on_select="rerun", selection_mode="single-row")  # fmt: skip
+    picked = ui.selected_row(event)
+    if picked is not None:
+        st.switch_page("app_pages/chaser_board.py", query_params={"match": str(games["match_id"].iloc[picked])})

@@ -65,6 +65,10 @@ def test_games_and_bots_page(app: App, all_db: Path) -> None:
     bots = table(at, "Bot", "Games", "Wins").set_index("Bot")
     assert bots.loc["hunter_c", "Wins"] == 1 and bots.loc["idle_h", "Losses"] == 1
     assert bots.loc["surround_h", "Won by"] == "walled in by the opponent"
+    # one bot's record over the maps (the first bot: most wins)
+    record = table(at, "Map", "Side", "Result", "Opponent")
+    first = bots.index[0]
+    assert len(record) == bots.loc[first, "Games"] and set(record["Result"]) <= {"win", "loss", "draw"}
 
 
 def test_matches_page_explains_a_chaser_game(app: App, all_db: Path) -> None:
