@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.findings import finding_sentence
+from app.findings import finding_item
 from app.i18n import N_, _
 from rules.chaser.engine import State
 from rules.chaser.log import ChaserLog, decode, parse_log
@@ -89,7 +89,7 @@ def game_payload(log: ChaserLog, *, match: str, names: dict[str, str], jump: int
     for f in frames:
         out.append(_frame(f, names))
     if summary.end_violations:
-        out[-1]["findings"] = out[-1]["findings"] + [_finding(v, names) for v in summary.end_violations]
+        out[-1]["findings"] = out[-1]["findings"] + [finding_item(v, names) for v in summary.end_violations]
     out[-1]["sentence"] += " — " + end_sentence(summary.end_kind, summary.winner, summary.loser, summary.end_turn,
                                                 summary.items, names)  # fmt: skip
     payload = {
@@ -99,11 +99,6 @@ def game_payload(log: ChaserLog, *, match: str, names: dict[str, str], jump: int
         "map": {"w": log.map.width, "h": log.map.height},
     }  # fmt: skip
     return payload, summary
-
-
-def _finding(v: Any, names: dict[str, str]) -> dict[str, Any]:
-    row = {"code": v.code, "player": v.player, "message": v.message, "expected": v.expected, "actual": v.actual}
-    return {"severity": v.severity, "code": v.code, "text": finding_sentence(row, names)}
 
 
 def _frame(f: ActionFrame, names: dict[str, str]) -> dict[str, Any]:
@@ -121,7 +116,7 @@ def _frame(f: ActionFrame, names: dict[str, str]) -> dict[str, Any]:
     return {
         "seq": f.seq, "turn": f.turn, "event": f.action or "invalid", "label": label, "who": "",
         "refused": f.action is None or f.direction is None, "sentence": what,
-        "findings": [_finding(v, names) for v in f.violations],
+        "findings": [finding_item(v, names) for v in f.violations],
         "board": {"cells": _cells(f.after), "pos": [list(p) for p in f.after.pos], "items": list(f.after.items),
                   "team": 0 if f.team == "COOL" else 1, "action": f.action, "dir": f.direction,
                   "seen": [list(c) for c in f.seen], "taken": f.taken, "picked": f.picked,

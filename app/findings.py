@@ -49,3 +49,9 @@ def finding_sentence(f: dict[str, Any], names: dict[str, str]) -> str:
         text += _(" (expected: {expected}; actual: {actual})").format(
             expected=with_names(expected, names), actual=with_names(actual, names))
     return text
+
+
+def finding_item(v: Any, names: dict[str, str]) -> dict[str, Any]:
+    """A validator finding (``rules.core.Violation``) as the replayer shows it: severity, code, sentence."""
+    row = {"code": v.code, "player": v.player, "message": v.message, "expected": v.expected, "actual": v.actual}
+    return {"severity": v.severity, "code": v.code, "text": finding_sentence(row, names)}

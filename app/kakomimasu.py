@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from app.findings import finding_sentence
+from app.findings import finding_item
 from app.i18n import N_, _
 from app.ui import PLAYER_COLOURS
 from rules.kakomimasu.engine import ACTION_TYPES, NOBODY, WALL, Board
@@ -138,7 +138,7 @@ def game_payload(game: GameLog, *, match: str, names: dict[str, str], jump_turn:
         out.append(_turn_frame(f, codes, names))
     if out and summary.end_violations:
         last = out[-1]
-        last["findings"] = last["findings"] + [_finding(v, names) for v in summary.end_violations]
+        last["findings"] = last["findings"] + [finding_item(v, names) for v in summary.end_violations]
     field = {"w": game.width, "h": game.height, "points": list(game.points or ())}
     jump = jump_turn if jump_turn is not None else (out[0]["seq"] if out else 0)
     return {
@@ -146,11 +146,6 @@ def game_payload(game: GameLog, *, match: str, names: dict[str, str], jump_turn:
         "labels": {k: _(v) for k, v in LABELS.items()}, "frames": out, "visible": list(range(len(out))),
         "jump": {"seq": jump, "token": token}, "field": field,
     }  # fmt: skip
-
-
-def _finding(v: Any, names: dict[str, str]) -> dict[str, Any]:
-    row = {"code": v.code, "player": v.player, "message": v.message, "expected": v.expected, "actual": v.actual}
-    return {"severity": v.severity, "code": v.code, "text": finding_sentence(row, names)}
 
 
 def _start_frame(board: Board, n: int) -> dict[str, Any]:
@@ -182,7 +177,7 @@ def _turn_frame(f: TurnFrame, codes: list[str], names: dict[str, str]) -> dict[s
         area, wall = f.points[p] if p < len(f.points) else (0, 0)
         parts.append(_("{team}: {n} actions, {failed} failed, {total} points").format(
             team=names.get(code, code), n=n, failed=failed.get(p, 0), total=area + wall))  # fmt: skip
-    found = [_finding(v, names) for v in f.violations]
+    found = [finding_item(v, names) for v in f.violations]
     return {
         "seq": f.turn, "turn": f.turn, "event": "turn", "label": _("Turn {turn}").format(turn=f.turn),
         "who": _("{n} failed").format(n=sum(failed.values())) if failed else "",

@@ -113,10 +113,10 @@ class Collector:
                                    f.after.items[0], f.after.items[1]))  # fmt: skip
             if self.validate:
                 for v in f.violations:
-                    self._violation(v)
+                    self.store.add_violation(v)
         if self.validate:
             for v in summary.end_violations:
-                self._violation(v)
+                self.store.add_violation(v)
         m = log.map
         add("chaser_games", (
             mid, log.started, m.name, map_key(m), m.width, m.height, m.turns, _dumps(list(m.cells)),
@@ -147,11 +147,6 @@ class Collector:
         if mid not in self.matches:
             self.matches.append(mid)
 
-    def _violation(self, v: Any) -> None:
-        self.store.add("violations", (
-            v.match_id, v.round_no, v.turn_no, v.seq, v.player, v.code, v.family, v.severity, v.ruleset,
-            v.ruleset_version, v.message, v.expected, v.actual, v.penalty_seq, self.run_id,
-        ))  # fmt: skip
 
 
 def _ts(stamp: str | None) -> Any:

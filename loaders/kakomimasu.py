@@ -174,10 +174,10 @@ class Collector:
                                               logged[1] if logged else None, got[0], got[1]))  # fmt: skip
                 if self.validate:
                     for v in frame.violations:
-                        self._violation(v)
+                        self.store.add_violation(v)
             if self.validate:
                 for v in summary.end_violations:
-                    self._violation(v)
+                    self.store.add_violation(v)
         totals = [a + w for a, w in summary.points]
         finished = game.finished
         winners = summary.winners if finished else []
@@ -217,11 +217,6 @@ class Collector:
         }  # fmt: skip
         self.store.replace_summary(mid, add_summary)
 
-    def _violation(self, v: Any) -> None:
-        self.store.add("violations", (
-            v.match_id, v.round_no, v.turn_no, v.seq, v.player, v.code, v.family, v.severity, v.ruleset,
-            v.ruleset_version, v.message, v.expected, v.actual, v.penalty_seq, self.run_id,
-        ))  # fmt: skip
 
     def _write_boards(self, rows: list[dict[str, Any]]) -> None:
         con = self.store.con

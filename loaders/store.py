@@ -184,6 +184,13 @@ class Store:
         if self._pending >= FLUSH_ROWS:
             self.flush()
 
+    def add_violation(self, v: Any) -> None:
+        """A validator finding (``rules.core.Violation``) as a ``violations`` row of this run."""
+        self.add("violations", (
+            v.match_id, v.round_no, v.turn_no, v.seq, v.player, v.code, v.family, v.severity, v.ruleset,
+            v.ruleset_version, v.message, v.expected, v.actual, v.penalty_seq, self.run_id,
+        ))  # fmt: skip
+
     def flush(self) -> None:
         for table, rows in self._buffers.items():
             if rows:
