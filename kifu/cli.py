@@ -14,8 +14,8 @@ from kifu import __version__
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "samples" / "misbehave_bind2_40.download.jsonl.gz"
-#: ``--sample`` ingests one log of every game Kifu knows: the ALGORI match and a Kakomimasu game.
-SAMPLES = [SAMPLE, REPO / "samples" / "kakomimasu_island-4_hanako-vs-a3.json.gz"]
+#: ``--sample`` ingests one log of every game Kifu knows: an ALGORI match, a Kakomimasu game, a CHaser game.
+SAMPLES = [SAMPLE, REPO / "samples" / "kakomimasu_island-4_hanako-vs-a3.json.gz", REPO / "samples" / "chaser_greedy-vs-greedy.txt"]
 
 
 def _db_default() -> str:
@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("ingest", help="load dealer log files or MongoDB activities into DuckDB")
     p.add_argument("paths", nargs="*", help="log files, directories or globs (.jsonl, .json, .log, optionally .gz)")
     p.add_argument("--db", default=_db_default(), help="DuckDB database file (default: %(default)s)")
-    p.add_argument("--sample", action="store_true", help="ingest the bundled sample logs (an ALGORI match and a Kakomimasu game)")
+    p.add_argument("--sample", action="store_true", help="ingest the bundled sample logs (an ALGORI match, a Kakomimasu game, a CHaser game)")
     p.add_argument("--mongo-uri", help="read the dealer's MongoDB instead of files, e.g. mongodb://uno:uno@localhost:27017 "
                    "(visible to other users in `ps`: prefer --mongo-uri-file or KIFU_MONGO_URI)")
     p.add_argument("--mongo-uri-file", help="read the MongoDB URI from the first line of this file")
