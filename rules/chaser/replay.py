@@ -155,15 +155,13 @@ def replay(log: ChaserLog, *, match_id: str | None = None, summary: Summary | No
                 code = "chaser-invalid-method" if _stop_kind(x.value) == "invalid-method" else "chaser-invalid-direction"
                 found.append(judge_.v(code, f"turn {turn}: {e.team} sent {e.value or 'a method with no name'} — {x.value}",
                                       seq, turn, e.team))  # fmt: skip
-        flag = "0" if predicted is not None else "1"
-        replayed = "1" + state.around(team)
+        replayed = "1" + state.around(team)  # the server writes a fresh "game on" flag on every action line
         digits = _next_digits(log.entries, e)
         if digits is None or digits != replayed:
             found.append(judge_.v(
                 "chaser-surroundings",
                 f"turn {turn}: {e.team} {e.value}: logged {digits}, the replay gives {replayed}", seq, turn, e.team,
                 expected=replayed, actual=digits))  # fmt: skip
-        del flag
         since = [x for x in since if x.kind == "death"]  # a death line may belong to this action's judge
         yield ActionFrame(seq, turn, remaining, e.team or "COOL", e.action, e.direction, e.value or "", before, state,
                           digits, replayed, out.taken, out.picked, out.seen, tuple(found))  # fmt: skip
@@ -232,8 +230,6 @@ def _conclude(log: ChaserLog, s: Summary, judge_: _Judge, state: State, predicte
             f"COOL {state.items[0]}, HOT {state.items[1]}", None, s.end_turn,
             expected=f"{state.items[0]}:{state.items[1]}", actual=f"{logged_scores[0]}:{logged_scores[1]}"))  # fmt: skip
     if result is None:
-        if s.end_kind != "incomplete" and not log.entries:
-            pass
         s.end_violations.append(judge_.v("chaser-truncated", "the log stops before [決着] (cut off mid-game?)", None,
                                          turn or None))  # fmt: skip
         if predicted is None and not time_up:
