@@ -124,22 +124,9 @@ def _frame(f: ActionFrame, names: dict[str, str]) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def cq_game(con: Any, match: str) -> dict[str, Any]:
-    from queries import chaser as cq
-
-    return cq.game(con, match) or {}
-
-
 def selected_game(con: Any) -> tuple[str, dict[str, Any]]:
-    """The sidebar's CHaser game and its row of ``chaser_games`` (or a hint, and stop)."""
-    import streamlit as st
-
+    """The sidebar's CHaser game and its game row (or a hint, and stop)."""
     from app import ui
-    from queries import chaser as cq
+    from queries import chaser
 
-    match = ui.selected_match()
-    info = cq.game(con, match) if match else None
-    if info is None:
-        st.info(_("Pick a CHaser game in the sidebar."))
-        st.stop()
-    return str(match), info
+    return ui.selected_game(con, chaser.game, N_("Pick a CHaser game in the sidebar."))

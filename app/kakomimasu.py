@@ -63,18 +63,11 @@ LABELS = {
 
 
 def selected_game(con: Any) -> tuple[str, dict[str, Any]]:
-    """The sidebar's Kakomimasu game and its row of ``kakomimasu_games`` (or a hint, and stop)."""
-    import streamlit as st
-
+    """The sidebar's Kakomimasu game and its game row (or a hint, and stop)."""
     from app import ui
-    from queries import kakomimasu as kq
+    from queries import kakomimasu
 
-    match = ui.selected_match()
-    info = kq.game(con, match) if match else None
-    if info is None:
-        st.info(_("Pick a Kakomimasu game in the sidebar."))
-        st.stop()
-    return str(match), info
+    return ui.selected_game(con, kakomimasu.game, N_("Pick a Kakomimasu game in the sidebar."))
 
 
 def why_text(why: str) -> str:

@@ -307,6 +307,16 @@ def scores_text(value: Any) -> str | None:
     return " · ".join(f"{k} {v}" for k, v in scores.items()) if isinstance(scores, dict) else None
 
 
+def selected_game(con: Any, fetch: Any, hint: str) -> tuple[str, dict[str, Any]]:
+    """The sidebar's match and its game row (``fetch(con, match)``), or ``hint`` and stop (a game's pages)."""
+    match = selected_match()
+    info = fetch(con, match) if match else None
+    if info is None:
+        st.info(_(hint))
+        st.stop()
+    return str(match), info
+
+
 def names_of(con: Any, match: str) -> dict[str, str]:
     return q.player_names(con, match)
 

@@ -6,7 +6,6 @@ from typing import Any
 
 import pandas as pd
 
-from queries import sql
 from queries.dashboard import Con, _df
 
 
@@ -14,9 +13,6 @@ def game(con: Con, match: str) -> dict[str, Any] | None:
     df = _df(con, "chaser/game", match=match)
     return None if df.empty else df.iloc[0].to_dict()
 
-
-def records(con: Con, match: str) -> list[tuple[int, str]]:
-    return [(int(s), str(r)) for s, r in con.execute(sql("match_records"), {"match": match}).fetchall()]
 
 
 def items(con: Con, match: str) -> pd.DataFrame:

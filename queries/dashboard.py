@@ -106,3 +106,8 @@ def round_scores(con: Con, match: str, round_no: int) -> pd.DataFrame:
 
 def player_rounds(con: Con, match: str, player: str | None = None) -> pd.DataFrame:
     return _df(con, "pages/player_rounds", match=match, player=player)
+
+
+def match_records(con: Con, match: str) -> list[tuple[int, str]]:
+    """A match's stored records in order (what the Kakomimasu and CHaser pages replay)."""
+    return [(int(s), str(r)) for s, r in con.execute(sql("match_records"), {"match": match}).fetchall()]

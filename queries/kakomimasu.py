@@ -14,9 +14,6 @@ def game(con: Con, match: str) -> dict[str, Any] | None:
     return None if df.empty else df.iloc[0].to_dict()
 
 
-def records(con: Con, match: str) -> list[tuple[int, str]]:
-    return [(int(s), str(r)) for s, r in con.execute(_sql("match_records"), {"match": match}).fetchall()]
-
 
 def points(con: Con, match: str) -> pd.DataFrame:
     return _df(con, "kakomimasu/points", match=match)
@@ -37,8 +34,3 @@ def findings(con: Con, match: str) -> pd.DataFrame:
 def teams(con: Con, match: str) -> pd.DataFrame:
     return _df(con, "kakomimasu/teams", match=match)
 
-
-def _sql(name: str) -> str:
-    from queries import sql
-
-    return sql(name)

@@ -6,7 +6,7 @@ import streamlit as st
 
 from app import chaser, i18n, replayer, ui
 from app.i18n import _
-from queries import chaser as cq
+from queries import dashboard as q
 from rules.chaser.log import ChaserLogError
 
 st.title(_("CHaser replay"))
@@ -15,7 +15,7 @@ match, info = chaser.selected_game(con)
 names = ui.names_of(con, match)
 with st.spinner(_("Replaying the game…")):
     try:
-        log = chaser.parse(cq.records(con, match))
+        log = chaser.parse(q.match_records(con, match))
     except (ChaserLogError, ValueError) as exc:
         st.error(_("The stored game cannot be replayed: {reason}").format(reason=str(exc)))
         st.stop()

@@ -6,7 +6,7 @@ import streamlit as st
 
 from app import i18n, kakomimasu, replayer, ui
 from app.i18n import _
-from queries import kakomimasu as kq
+from queries import dashboard as q
 from rules.kakomimasu.game import GameLogError
 
 st.title(_("Kakomimasu board"))
@@ -18,7 +18,7 @@ if info.get("width") is None or info.get("width") != info.get("width"):
 names = ui.names_of(con, match)
 with st.spinner(_("Replaying the game…")):
     try:
-        game = kakomimasu.parse(kq.records(con, match))
+        game = kakomimasu.parse(q.match_records(con, match))
     except (GameLogError, ValueError) as exc:
         st.error(_("The stored game cannot be replayed: {reason}").format(reason=str(exc)))
         st.stop()

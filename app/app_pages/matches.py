@@ -7,6 +7,7 @@ import streamlit as st
 from app import chaser, charts, ui
 from app.i18n import _
 from queries import dashboard as q
+from queries import chaser as cq
 from queries import kakomimasu as kq
 
 st.title(_("Matches"))
@@ -47,7 +48,7 @@ if row["game"] == "chaser":
     names = {k: ui.md(v) for k, v in ui.names_of(con, match).items()}  # into Markdown: escaped
     scores = ui.scores_text(row["final_scores"])
     st.subheader(ui.md(row["label"].split(" · ")[0]))
-    info = chaser.cq_game(con, match)
+    info = cq.game(con, match) or {}
     st.caption(chaser.end_sentence(info.get("end_kind"), info.get("winner"), info.get("loser"), info.get("end_turn"),
                                    (info.get("items_cool") or 0, info.get("items_hot") or 0), names)
                + " · " + _("items: {scores}").format(scores=ui.md(scores or "—")))  # fmt: skip

@@ -181,3 +181,12 @@ def test_the_fixture_folder_loads_without_issues_or_inconsistencies(tmp_path: Pa
     named = dict(query(db, "select g.game_id, b.name from kakomimasu_games g left join kakomimasu_boards b using (board_key)"))
     assert named["3b6aa426-30ae-4bd8-a964-a0cd5c9ba169"] == "A-2"
     assert ingest(db, KFIX).ingested == 0
+
+
+def test_a_pretty_printed_game_cut_short_is_quarantined(tmp_path: Path) -> None:
+    text = json.dumps(game(), indent=2)
+    (tmp_path / "cut.json").write_text(text[: len(text) // 2])
+    db = tmp_path / "k.duckdb"
+    report = ingest(db, tmp_path / "cut.json")
+    assert report.quarantined == 1 and report.ingested == 0
+    assert "not closed" in query(db, "select reason from load_issues")[0][0]
