@@ -98,7 +98,12 @@ def ingest(
             store.backfill_identity()
             events_before = int(queries.scalar(con, "select count(*) from events"))
             def bad(src: str, line: int, raw: Any, reason: str) -> None:
+                """A game collector refused a record it had claimed: it counts as quarantined, not accepted."""
                 _quarantine(store, report, src, Record(line, raw, error=reason))
+                srep = report.sources[-1] if report.sources else None
+                if srep is not None and srep.accepted:
+                    srep.accepted -= 1
+                    srep.quarantined += 1
 
             games = [kakomimasu.Collector(store, run_id, bad, validate=validate),
                      chaser.Collector(store, run_id, bad, validate=validate)]  # fmt: skip

@@ -33,16 +33,18 @@ def _ingest_file(tmp: Path, data: bytes, name: str = "x.jsonl") -> Any:
     path = tmp / name
     path.write_bytes(data)
     db = tmp / f"{name}.duckdb"
-    report = ingest_sources(open_sources([str(path)]), db)
-    TRIED["files"] += 1
-    TRIED["records"] += report.records_read
-    # every record is accounted for: ingested, already present or quarantined with a reason
-    assert report.ingested + report.duplicates + report.quarantined == report.records_read
-    rows = query(db, "select count(*), count(*) filter (where reason is null or reason = '') from load_issues")
-    assert rows == [(report.issues_new, 0)]
-    assert query(db, "select count(*) from events") == [(report.ingested,)]
-    for f in tmp.glob(f"{name}*"):
-        f.unlink()
+    try:
+        report = ingest_sources(open_sources([str(path)]), db)
+        TRIED["files"] += 1
+        TRIED["records"] += report.records_read
+        # every record is accounted for: ingested, already present or quarantined with a reason
+        assert report.ingested + report.duplicates + report.quarantined == report.records_read
+        rows = query(db, "select count(*), count(*) filter (where reason is null or reason = '') from load_issues")
+        assert rows == [(report.issues_new, 0)]
+        assert query(db, "select count(*) from events") == [(report.ingested,)]
+    finally:  # a failing example must not leave its database to the next one (Hypothesis re-runs examples)
+        for f in tmp.glob(f"{name}*"):
+            f.unlink()
     return report
 
 

@@ -87,6 +87,9 @@ def test_hostile_files_are_quarantined_with_a_reason(tmp_path: Path) -> None:
     db = tmp_path / "c.duckdb"
     report = ingest(db, d)
     assert report.quarantined == 5
+    # a refused log is quarantined, not also counted as accepted
+    assert (report.ingested, report.duplicates, report.records_read) == (1, 0, 6)
+    assert sorted((s.accepted, s.quarantined) for s in report.sources) == [(0, 1)] * 5 + [(1, 0)]
     reasons = dict(query(db, "select regexp_extract(source, '[^/]+$'), reason from load_issues"))
     assert "0 columns" in reasons["zero.txt"]
     assert "outside 1…200" in reasons["wide.txt"] or "10,000 cells" in reasons["wide.txt"]
