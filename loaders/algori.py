@@ -491,9 +491,11 @@ class Assembler:
         store: Any,
         on_match_done: Callable[[MatchBuilder], None],
         validate: bool = True,
+        rounds: Any = None,
     ) -> None:
         self.store = store
         self.validate = validate
+        self.rounds = rounds  # a loaders.rounds.RoundPool: new matches replayed round-parallel
         self.source = source
         self.run_id = run_id
         self.emit: RowSink = store.add
@@ -704,7 +706,8 @@ class Assembler:
         assert mid is not None
         if self.validate:
             if m.replay is None:
-                m.replay = MatchReplay(match_id=m.match_id)
+                m.replay = MatchReplay(match_id=m.match_id) if self.rounds is None else \
+                    self.rounds.replay(m.match_id, self.run_id, self.emit)  # fmt: skip
             self._frames(m, m.replay.feed(replay_activity(a, seq)))
         c = a.contents if isinstance(a.contents, dict) else {}
         ev = a.event
@@ -770,19 +773,8 @@ class Assembler:
         m.seq = m.existing
 
     def _frames(self, m: MatchBuilder, frames: list[Frame], *, states: bool = True) -> None:
-        for fr in frames:
-            for v in fr.violations:
-                self.emit("violations", (
-                    m.match_id, _as_int32(v.round_no), _as_int32(v.turn_no),
-                    v.seq if v.seq is not None and v.seq > 0 else None, v.player, v.code, v.family, v.severity,
-                    v.ruleset, v.ruleset_version, v.message, v.expected, v.actual, v.penalty_seq, self.run_id,
-                ))  # fmt: skip
-            if states and fr.seq > m.existing and fr.event is not None:
-                self.emit("states", state_row(m.match_id, fr))
-                if fr.think_ms is not None:
-                    ev = fr.event
-                    self.emit("think_times", (m.match_id, fr.seq, ev.round_no, ev.turn_no, ev.player, ev.kind,
-                                              fr.think_ms))  # fmt: skip
+        for table, row in frame_rows(m.match_id, self.run_id, frames, m.existing if states else None):
+            self.emit(table, row)
 
     # -- the end of the run: pieces put in place
 
@@ -898,6 +890,25 @@ class Assembler:
         self.on_match_done(m)
         assert m.match_id is not None
         return m.match_id
+
+
+def frame_rows(match_id: str | None, run_id: int, frames: Iterable[Frame], existing: int | None = 0) -> list[tuple[str, tuple[Any, ...]]]:
+    """The rows a replay's frames give, in order: findings, the board after each event beyond
+    ``existing`` (``None``: no boards, a replay resumed over stored events) and think times."""
+    out: list[tuple[str, tuple[Any, ...]]] = []
+    for fr in frames:
+        for v in fr.violations:
+            out.append(("violations", (
+                match_id, _as_int32(v.round_no), _as_int32(v.turn_no),
+                v.seq if v.seq is not None and v.seq > 0 else None, v.player, v.code, v.family, v.severity,
+                v.ruleset, v.ruleset_version, v.message, v.expected, v.actual, v.penalty_seq, run_id,
+            )))  # fmt: skip
+        if existing is not None and fr.seq > existing and fr.event is not None:
+            out.append(("states", state_row(match_id, fr)))
+            if fr.think_ms is not None:
+                ev = fr.event
+                out.append(("think_times", (match_id, fr.seq, ev.round_no, ev.turn_no, ev.player, ev.kind, fr.think_ms)))
+    return out
 
 
 def replay_activity(a: Activity, seq: int) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import queries
 from kifu import __version__
 from loaders import algori, chaser, kakomimasu
+from loaders.rounds import ROUNDS_PER_TASK, RoundPool
 from loaders.sources import Record, SourceError
 from loaders.store import Store
 
@@ -63,6 +64,9 @@ class RunReport:
     duration_s: float = 0.0
     issue_examples: list[tuple[str, int, str]] = field(default_factory=list)
     issue_reasons: Counter[str] = field(default_factory=Counter)
+    jobs: int = 1  # processes replaying rounds (1: this one)
+    batches: int = 0  # batches of rounds replayed by worker processes
+    replayed_again: int = 0  # of them, replayed again here from the true state (see loaders.rounds)
 
     @property
     def accepted(self) -> int:
@@ -82,9 +86,16 @@ def ingest(
     *,
     progress: ProgressFactory | None = None,
     validate: bool = True,
+    jobs: int = 1,
+    rounds_per_task: int = ROUNDS_PER_TASK,
 ) -> RunReport:
-    """Ingest ``sources`` into the database file ``db`` in one transaction."""
+    """Ingest ``sources`` into the database file ``db`` in one transaction.
+
+    ``jobs`` > 1 replays the rounds of each ALGORI match in that many worker processes
+    (:mod:`loaders.rounds`); the tables written are the same as with one.
+    """
     started = time.time()
+    pool = RoundPool(jobs, rounds_per_task) if jobs > 1 and validate else None
     con = queries.connect(db)
     # DuckDB's buffer pool would otherwise grow to most of the machine's memory on large runs
     con.execute(f"set memory_limit = '{os.environ.get('KIFU_MEMORY_LIMIT', '256MB')}'")
@@ -93,7 +104,7 @@ def ingest(
         try:
             queries.apply_schema(con)
             run_id = int(queries.scalar(con, "select coalesce(max(run_id), 0) + 1 from load_runs"))
-            report = RunReport(run_id=run_id, db=str(db))
+            report = RunReport(run_id=run_id, db=str(db), jobs=jobs if pool is not None else 1)
             store = Store(con, run_id)
             store.backfill_identity()
             events_before = int(queries.scalar(con, "select count(*) from events"))
@@ -108,10 +119,12 @@ def ingest(
             games = [kakomimasu.Collector(store, run_id, bad, validate=validate),
                      chaser.Collector(store, run_id, bad, validate=validate)]  # fmt: skip
             for source in sources:
-                _ingest_source(source, store, report, progress, validate, games)
-            final = algori.Assembler(source="", run_id=run_id, store=store,
+                _ingest_source(source, store, report, progress, validate, games, pool)
+            final = algori.Assembler(source="", run_id=run_id, store=store, rounds=pool,
                                      on_match_done=lambda m: _match_done(m, store, report), validate=validate)  # fmt: skip
             final.reassemble()
+            if pool is not None:
+                report.batches, report.replayed_again = pool.batches, pool.replayed_again
             store.flush()
             alive = {m for (m,) in con.execute("select match_id from matches").fetchall()}
             report.matches = [m for m in report.matches if m in alive]
@@ -132,20 +145,22 @@ def ingest(
                 pass
             raise
     finally:
+        if pool is not None:
+            pool.close()
         con.close()
     return report
 
 
 def _ingest_source(
     source: Source, store: Store, report: RunReport, progress: ProgressFactory | None, validate: bool = True,
-    games: list[Any] | None = None,
+    games: list[Any] | None = None, pool: RoundPool | None = None,
 ) -> None:
     srep = SourceReport(source.name)
     report.sources.append(srep)
 
     assembler = algori.Assembler(
         source=source.name, run_id=store.run_id, store=store,
-        on_match_done=lambda m: _match_done(m, store, report), validate=validate,
+        on_match_done=lambda m: _match_done(m, store, report), validate=validate, rounds=pool,
     )  # fmt: skip
     bar = progress(source) if progress else None
     last_done = 0
@@ -281,6 +296,9 @@ def print_summary(report: RunReport, out: Any = None) -> None:
         f"quarantined {report.quarantined:,} · matches {len(report.matches)}",
         file=out,
     )
+    if report.batches:
+        print(f"  rounds replayed in {report.jobs} processes: {report.batches:,} batches"
+              + (f", {report.replayed_again:,} replayed again in order" if report.replayed_again else ""), file=out)
     if report.unknown_events:
         kinds = ", ".join(f"{printable(k)} ×{v}" for k, v in report.unknown_events.most_common())
         print(f"  unknown event types kept raw: {kinds}", file=out)

@@ -65,6 +65,17 @@ class Judge:
 
         self.matcher = HandMatcher()
 
+    def new_deal(self, seq: int) -> None:
+        """A new round is dealt: forget what only mattered to the rounds before it.
+
+        Penalties explained before the deal are never looked up again (a verdict line is at
+        most one line away from its action); the deck-exhaustion note is per round.  Keeping
+        the judge's memory per round is what lets rounds be replayed apart
+        (:mod:`rules.uno.rounds`).
+        """
+        self.explained = {s for s in self.explained if s is not None and s >= seq - 2}
+        self.exhausted_round = None
+
     # ------------------------------------------------------------------ plumbing
 
     def v(self, code: str, ev: E.Event | None, message: str, *, player: Any = None, seq: int | None = None,

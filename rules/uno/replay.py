@@ -90,10 +90,12 @@ class MatchReplay:
         return out
 
     def _step(self, ev: E.Event) -> Frame:
-        if isinstance(ev, E.FirstPlayer) and self.fixed_ruleset is None:
-            from rules.uno.ruleset import select
+        if isinstance(ev, E.FirstPlayer):
+            self.judge.new_deal(ev.seq)
+            if self.fixed_ruleset is None:
+                from rules.uno.ruleset import select
 
-            self.ruleset = select(ev)
+                self.ruleset = select(ev)
         s = self.state
         found: list[Violation] = []
         gap = self._log_gaps.pop(ev.seq, None)

@@ -1,0 +1,227 @@
+"""Round-parallel validation: a match's rounds replayed in worker processes, merged in order.
+
+Every ALGORI round starts from a fresh deal, so the loader cuts a match's activities into
+batches of :data:`ROUNDS_PER_TASK` rounds and hands each batch to a worker process.  A
+worker starts from the cross-round state the log itself shows (:class:`rules.uno.rounds.
+CarryScan`), replays the round before its batch as a warm-up, then its batch, and returns
+the rows (findings, boards, think times) with a snapshot of the replay as the warm-up left
+it.  The loader merges the batches in order: a batch whose warm-up snapshot equals the
+snapshot of the replay that really reached it is kept as it is; any other batch is replayed
+again, in this process, from the true state.  Either way the rows are exactly those of the
+one-process replay (``--jobs 1``), in the same order; the test suite checks it.
+
+Activities travel to the workers as orjson bytes (about 6 µs each), or pickled when orjson
+would not give back the same value (non-finite floats, integers beyond 64 bits, non-JSON
+types).
+"""
+
+from __future__ import annotations
+
+import copyreg
+import multiprocessing
+import os
+import pickle
+import types
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from rules.uno.replay import MatchReplay
+from rules.uno.rounds import CarryScan, snapshot
+
+#: Rounds per worker task: each task also replays the round before it (1/8 more work), and a
+#: 1,000-round match gives 125 tasks — enough to keep 32 workers busy.
+ROUNDS_PER_TASK = 8
+_EXACT = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+RowSink = Callable[[str, tuple[Any, ...]], None]
+
+# replay states hold read-only mappings; they travel between processes as their contents
+def _mapping(d: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
+    return types.MappingProxyType(d)
+
+
+copyreg.pickle(types.MappingProxyType, lambda m: (_mapping, (dict(m),)))
+
+
+def default_jobs() -> int:
+    """Worker processes by default: every core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def encode(activity: dict[str, Any]) -> bytes:
+    """One activity for a worker, in bytes that give back exactly the same value."""
+    try:
+        data = orjson.dumps(activity, option=_EXACT)
+    except (TypeError, orjson.JSONEncodeError):
+        return b"p" + pickle.dumps(activity, protocol=pickle.HIGHEST_PROTOCOL)
+    if b"null" in data and orjson.loads(data) != activity:  # NaN / Infinity are written as null
+        return b"p" + pickle.dumps(activity, protocol=pickle.HIGHEST_PROTOCOL)
+    return b"j" + data
+
+
+def decode(data: bytes) -> dict[str, Any]:
+    return orjson.loads(memoryview(data)[1:]) if data[:1] == b"j" else pickle.loads(memoryview(data)[1:])
+
+
+def replay_batch(match_id: str | None, run_id: int, seed: MatchReplay | None, warm: list[bytes], lines: list[bytes],
+                 last: bool) -> tuple[Any, list[tuple[str, tuple[Any, ...]]], MatchReplay]:  # fmt: skip
+    """Worker side: warm up from ``seed``, replay ``lines``; (snapshot after the warm-up, rows, replay)."""
+    from loaders.algori import frame_rows
+
+    r = seed if seed is not None else MatchReplay(match_id=match_id)
+    for data in warm:
+        r.feed(decode(data))
+    start = snapshot(r) if seed is not None else None
+    frames = []
+    for data in lines:
+        frames.extend(r.feed(decode(data)))
+    if last:
+        frames.extend(r.close())
+    return start, frame_rows(match_id, run_id, frames), r
+
+
+class RoundPool:
+    """The worker processes of one ingest run (started on first use) and what they did."""
+
+    def __init__(self, jobs: int, rounds_per_task: int = ROUNDS_PER_TASK) -> None:
+        self.jobs = max(1, jobs)
+        self.rounds_per_task = max(1, rounds_per_task)
+        self._executor: ProcessPoolExecutor | None = None
+        self.batches = 0
+        self.replayed_again = 0
+
+    def submit(self, *args: Any) -> Future[Any]:
+        if self._executor is None:
+            # forkserver: workers do not inherit this process's DuckDB threads and locks
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["loaders.rounds", "loaders.algori"])
+            self._executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx)
+        self.batches += 1
+        return self._executor.submit(replay_batch, *args)
+
+    def replay(self, match_id: str | None, run_id: int, emit: RowSink) -> MatchRounds:
+        return MatchRounds(self, match_id, run_id, emit)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+
+
+@dataclass
+class _Batch:
+    future: Future[Any]
+    lines: list[bytes]
+    warmed: bool
+    last: bool
+
+
+@dataclass(frozen=True)
+class _Deal:
+    index: int  # feed index of the first-player line
+    carry: tuple[Any, ...]  # CarryScan.mark() before it
+
+
+class MatchRounds:
+    """One match's replay, spread over the pool; stands in for a ``MatchReplay`` in the loader.
+
+    ``feed`` returns no frames: the rows are emitted (through ``emit``) when a batch is merged.
+    """
+
+    def __init__(self, pool: RoundPool, match_id: str | None, run_id: int, emit: RowSink) -> None:
+        self.pool = pool
+        self.match_id = match_id
+        self.run_id = run_id
+        self.emit = emit
+        self.scan = CarryScan()
+        self.lines: list[bytes] = []  # encoded activities from feed index ``base`` on
+        self.base = 0
+        self.n = 0
+        self.deals: list[_Deal] = []  # deals from the warm-up of the next batch on
+        self.start = 0  # feed index of the next batch's first line
+        self.start_deal: _Deal | None = None  # the deal the next batch starts after (None: the match's start)
+        self.inflight: deque[_Batch] = deque()
+        self.true = MatchReplay(match_id=match_id)  # the replay as far as batches are merged
+        self.ruleset: Any = None
+        self.submitted = 0
+
+    def feed(self, activity: dict[str, Any]) -> list[Any]:
+        if activity.get("event") == "first-player":
+            self.deals.append(_Deal(self.n, self.scan.mark()))
+        self.scan.observe(activity)
+        self.lines.append(encode(activity))
+        self.n += 1
+        self._submit_ready()
+        self._merge(block=False)
+        return []
+
+    def close(self) -> list[Any]:
+        if not self.submitted:
+            self._merge_rows(self.true, self.lines, last=True)  # too short to share: replayed here
+        else:
+            self._submit(self.n, last=True)
+            self._merge(block=True)
+        self.ruleset = self.true.ruleset
+        return []
+
+    # -- batches
+
+    def _submit_ready(self) -> None:
+        after = [d for d in self.deals if self.start_deal is None or d.index > self.start_deal.index]
+        need = self.pool.rounds_per_task + (1 if self.start_deal is None else 0) - 1
+        if len(after) > need and self.n >= after[need].index + 2:  # the deal closing the batch has been replayed
+            end = after[need]
+            self._submit(end.index + 2, last=False)
+            self.start_deal = end
+
+    def _submit(self, end: int, *, last: bool) -> None:
+        own = self.lines[self.start - self.base : end - self.base]
+        warm: list[bytes] = []
+        seed = None
+        if self.start_deal is not None:
+            before = [d for d in self.deals if d.index < self.start_deal.index]
+            w = before[-1] if before else self.start_deal
+            warm = self.lines[w.index - self.base : self.start - self.base]
+            seed = CarryScan.seed(w.carry, self.match_id)
+        self.submitted += 1
+        self.inflight.append(_Batch(self.pool.submit(self.match_id, self.run_id, seed, warm, own, last), own,
+                                    seed is not None, last))  # fmt: skip
+        self.start = end
+        if not last:  # keep what the next batch's warm-up needs: the deal before its start, onwards
+            closing = [d for d in self.deals if d.index <= end - 2]
+            keep_from = closing[-2] if len(closing) >= 2 else closing[-1]
+            self.deals = [d for d in self.deals if d.index >= keep_from.index]
+            del self.lines[: keep_from.index - self.base]
+            self.base = keep_from.index
+
+    def _merge(self, *, block: bool) -> None:
+        limit = 2 * self.pool.jobs + 2
+        while self.inflight and (block or self.inflight[0].future.done() or len(self.inflight) > limit):
+            batch = self.inflight.popleft()
+            start, rows, end = batch.future.result()
+            if not batch.warmed or start == snapshot(self.true):
+                for table, row in rows:
+                    self.emit(table, row)
+                self.true = end
+            else:  # the warm-up did not reach the true state: replay the batch from it
+                self.pool.replayed_again += 1
+                self._merge_rows(self.true, batch.lines, last=batch.last)
+
+    def _merge_rows(self, replay: MatchReplay, lines: list[bytes], *, last: bool) -> None:
+        from loaders.algori import frame_rows
+
+        frames = []
+        for data in lines:
+            frames.extend(replay.feed(decode(data)))
+        if last:
+            frames.extend(replay.close())
+        for table, row in frame_rows(self.match_id, self.run_id, frames):
+            self.emit(table, row)
