@@ -30,10 +30,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=20)
     args = ap.parse_args()
-    import duckdb
-
     from loaders.pipeline import ingest, open_sources
-    from queries import dashboard as q
 
     with tempfile.TemporaryDirectory() as tmp:
         log = write(Path(tmp) / "long.jsonl", long_match(args.rounds))
@@ -42,53 +39,61 @@ def main() -> None:
         report = ingest(open_sources([str(log)]), db)
         print(f"built a {args.rounds}-round match: {report.records_read:,} events, {log.stat().st_size / 1e6:.0f} MB, "
               f"ingested + validated in {time.perf_counter() - t:.1f}s")  # fmt: skip
-        con = duckdb.connect(str(db), read_only=True)
-        match = report.matches[0]
-        mid_round = args.rounds // 2
-        events = q.round_events(con, match, mid_round)
-        seq = int(events["seq"].iloc[len(events) // 2])
-        cases = {
-            "matches: list + summary + race": lambda: (q.match_list(con), q.match_summary(con, match), q.score_race(con, match)),
-            "round browser: index": lambda: q.round_index(con, match),
-            "round browser: open a round": lambda: (q.round_info(con, match, mid_round), q.round_events(con, match, mid_round)),
-            "round browser: step (findings + raw)": lambda: (q.event_findings(con, match, seq), q.raw_event(con, match, seq)),
-            "penalties": lambda: q.penalties(con, match),
-            "challenges": lambda: (q.challenges(con, match), q.wd4_unchallenged(con, match)),
-            "special logic": lambda: q.special_logic(con, match),
-            "violations": lambda: q.violations(con, match),
-            "players": lambda: q.bot_stats(con),
-            "standings": lambda: q.standings(con, [match]),
-        }
-        print(f"\nqueries ({args.repeat} runs each)          p50 ms   p95 ms")
-        for name, fn in cases.items():
+        pages(db, report.matches[0], args.rounds, args.repeat)
+
+
+def pages(db: Path, match: str, rounds: int, repeat: int = 20) -> None:
+    """Print every page's queries (p50/p95 ms) and its full server-side run on match ``match`` of ``db``."""
+    import duckdb
+
+    from queries import dashboard as q
+
+    con = duckdb.connect(str(db), read_only=True)
+    mid_round = rounds // 2
+    events = q.round_events(con, match, mid_round)
+    seq = int(events["seq"].iloc[len(events) // 2])
+    cases = {
+        "matches: list + summary + race": lambda: (q.match_list(con), q.match_summary(con, match), q.score_race(con, match)),
+        "round browser: index": lambda: q.round_index(con, match),
+        "round browser: open a round": lambda: (q.round_info(con, match, mid_round), q.round_events(con, match, mid_round)),
+        "round browser: step (findings + raw)": lambda: (q.event_findings(con, match, seq), q.raw_event(con, match, seq)),
+        "penalties": lambda: q.penalties(con, match),
+        "challenges": lambda: (q.challenges(con, match), q.wd4_unchallenged(con, match)),
+        "special logic": lambda: q.special_logic(con, match),
+        "violations": lambda: q.violations(con, match),
+        "players": lambda: q.bot_stats(con),
+        "standings": lambda: q.standings(con, [match]),
+    }
+    print(f"\nqueries ({repeat} runs each)          p50 ms   p95 ms")
+    for name, fn in cases.items():
+        fn()
+        times = []
+        for _ in range(repeat):
+            t = time.perf_counter()
             fn()
-            times = []
-            for _ in range(args.repeat):
-                t = time.perf_counter()
-                fn()
-                times.append((time.perf_counter() - t) * 1000)
-            print(f"  {name:<36}{statistics.median(times):>8.1f}{pct(times, 95):>9.1f}")
-        con.close()
+            times.append((time.perf_counter() - t) * 1000)
+        print(f"  {name:<36}{statistics.median(times):>8.1f}{pct(times, 95):>9.1f}")
+    con.close()
 
-        os.environ["KIFU_DB"] = str(db)
-        from streamlit.testing.v1 import AppTest
+    os.environ["KIFU_DB"] = str(db)
+    from streamlit.testing.v1 import AppTest
 
-        print("\nfull page run (AppTest, server side)   p50 ms   p95 ms")
-        pages = ["matches", "round_browser", "penalties", "challenges", "special_logic", "violations", "players",
-                 "standings", "upload"]  # fmt: skip
-        for page in pages:
-            times = []
-            for _ in range(5):
-                at = AppTest.from_file(str(REPO / "app" / "streamlit_app.py"), default_timeout=120)
-                at.query_params["match"] = match
-                if page == "round_browser":
-                    at.query_params["round"] = str(mid_round)
-                at.run()
-                t = time.perf_counter()
-                at.switch_page(f"app_pages/{page}.py").run()
-                times.append((time.perf_counter() - t) * 1000)
-                assert not at.exception, at.exception
-            print(f"  {page:<36}{statistics.median(times):>8.0f}{pct(times, 95):>9.0f}")
+    print("\nfull page run (AppTest, server side)   p50 ms   p95 ms")
+    names = ["matches", "round_browser", "penalties", "challenges", "special_logic", "violations", "players",
+             "standings", "upload"]  # fmt: skip
+    for page in names:
+        times = []
+        for _ in range(5):
+            at = AppTest.from_file(str(REPO / "app" / "streamlit_app.py"), default_timeout=120)
+            at.query_params["match"] = match
+            if page == "round_browser":
+                at.query_params["round"] = str(mid_round)
+            at.run()
+            t = time.perf_counter()
+            at.switch_page(f"app_pages/{page}.py").run()
+            times.append((time.perf_counter() - t) * 1000)
+            assert not at.exception, at.exception
+        print(f"  {page:<36}{statistics.median(times):>8.0f}{pct(times, 95):>9.0f}")
 
 
 if __name__ == "__main__":

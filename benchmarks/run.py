@@ -5,9 +5,13 @@
 1. The largest fixture log, and the same match relabelled as 10 distinct matches (10 files):
    the floor (orjson.loads per line; json.loads per line, what community tools do) and
    `kifu ingest` with validation: wall time, records/s, MB/s, peak RSS, ratio to the floor.
-2. A 1,000-round match (the fixture's real rounds repeated): peak RSS of its ingest.
+2. A 1,000-round match (the fixture's real rounds repeated): its orjson floor and `kifu ingest`
+   with `--jobs 1` and with every core — wall time and ratio to the floor, CPU seconds of the
+   ingest process and of its workers, peak RSS, database size — and a projection for 8 and 32
+   cores from those CPU seconds.
 3. Page queries on the 10-match database: p50/p95 of the round browser (open a round, step a
-   turn), the matches page and the penalties page.
+   turn), the matches page and the penalties page; then every page (its queries and its full
+   server-side run) on the 1,000-round match.
 4. Database size relative to the logs.
 """
 
@@ -22,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -30,14 +35,30 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.synth import LARGEST, long_match, relabelled, write  # noqa: E402
+from loaders.rounds import default_jobs  # noqa: E402
 
 INGEST = (
     "import resource, sys, time\n"
     "from loaders.pipeline import ingest, open_sources\n"
     "t = time.perf_counter()\n"
-    "r = ingest(open_sources(sys.argv[2:]), sys.argv[1])\n"
-    "print(time.perf_counter() - t, ([int(ln.split()[1]) for ln in open('/proc/self/status') if ln.startswith('VmHWM:')] or [resource.getrusage(resource.RUSAGE_SELF).ru_maxrss])[0], r.ingested, r.quarantined)\n"
+    "r = ingest(open_sources(sys.argv[3:]), sys.argv[1], jobs=int(sys.argv[2]))\n"
+    "wall = time.perf_counter() - t\n"
+    "me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "hwm = [int(ln.split()[1]) for ln in open('/proc/self/status') if ln.startswith('VmHWM:')] or [me.ru_maxrss]\n"
+    "print(wall, hwm[0], kids.ru_maxrss, me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime, r.ingested,\n"
+    "      r.quarantined, r.batches, r.replayed_again)\n"
 )
+
+
+@dataclass
+class Run:
+    wall: float  # seconds
+    rss_mib: float  # peak RSS of the ingest process
+    worker_rss_mib: float  # peak RSS of the largest worker process (0: none)
+    cpu: float  # CPU seconds of the ingest process
+    worker_cpu: float  # CPU seconds of all worker processes
+    batches: int
+    replayed_again: int
 
 
 def floor(paths: list[Path], loads) -> tuple[float, int, int]:
@@ -53,11 +74,12 @@ def floor(paths: list[Path], loads) -> tuple[float, int, int]:
     return time.perf_counter() - start, n, size
 
 
-def kifu(paths: list[Path], db: Path) -> tuple[float, float]:
-    out = subprocess.run([sys.executable, "-c", INGEST, str(db), *map(str, paths)], cwd=REPO, check=True,
+def kifu(paths: list[Path], db: Path, jobs: int = 1) -> Run:
+    out = subprocess.run([sys.executable, "-c", INGEST, str(db), str(jobs), *map(str, paths)], cwd=REPO, check=True,
                          capture_output=True, text=True).stdout.split()  # fmt: skip
-    assert int(out[3]) == 0
-    return float(out[0]), int(out[1]) / 1024
+    assert int(out[6]) == 0
+    return Run(float(out[0]), int(out[1]) / 1024, int(out[2]) / 1024, float(out[3]), float(out[4]), int(out[7]),
+               int(out[8]))  # fmt: skip
 
 
 def db_bytes(db: Path) -> int:
@@ -83,26 +105,41 @@ def main() -> None:
         ten = [write(tmpd / f"match{i:02d}.jsonl", relabelled(LARGEST, f"relabelled-{i}", f"D-9{i:07d}")) for i in range(10)]
         sets = {"largest log (1 match)": [LARGEST], "10 matches (relabelled copies)": ten}
         dbs = {}
+        cores = default_jobs()
         for label, paths in sets.items():
             t_json, n, size = floor(paths, json.loads)
             t_orjson, _, _ = floor(paths, orjson.loads)
             db = tmpd / f"{len(paths)}.duckdb"
-            t_kifu, rss = kifu(paths, db)
+            run = kifu(paths, db, cores)
             dbs[label] = db
             mb = size / 1e6
             print(f"\n{label}: {n:,} records, {mb:.1f} MB of JSON")
             print(f"  {'pass':<34}{'seconds':>8}{'records/s':>12}{'MB/s':>8}{'× orjson':>10}{'× json':>10}")
             row("orjson.loads per line (floor)", t_orjson, n, mb, t_orjson, t_json)
             row("json.loads per line", t_json, n, mb, t_orjson, t_json)
-            row("kifu ingest + validation", t_kifu, n, mb, t_orjson, t_json)
-            print(f"  peak RSS of kifu ingest: {rss:,.0f} MiB")
+            row(f"kifu ingest + validation, {cores} jobs", run.wall, n, mb, t_orjson, t_json)
+            print(f"  peak RSS of kifu ingest: {run.rss_mib:,.0f} MiB (largest worker {run.worker_rss_mib:,.0f} MiB)")
             print(f"  database: {db_bytes(db) / 1e6:.1f} MB = {db_bytes(db) / size:.2f} × the JSON "
                   f"({db_bytes(db) / sum(p.stat().st_size for p in paths):.2f} × the files as given)")  # fmt: skip
 
         long_log = write(tmpd / "long.jsonl", long_match(1000))
-        t_long, rss_long = kifu([long_log], tmpd / "long.duckdb")
-        print(f"\n1,000-round match ({long_log.stat().st_size / 1e6:.0f} MB): ingest + validation {t_long:.1f}s, "
-              f"peak RSS {rss_long:,.0f} MiB (target < 1 GiB)")  # fmt: skip
+        t_floor, n, size = floor([long_log], orjson.loads)
+        print(f"\n1,000-round match: {n:,} records, {size / 1e6:.0f} MB; orjson floor {t_floor:.2f} s")
+        print(f"  {'kifu ingest + validation':<28}{'wall s':>8}{'× floor':>9}{'main CPU s':>12}{'workers CPU s':>15}"
+              f"{'peak RSS MiB':>14}{'worker RSS':>12}{'DB MB':>8}{'batches':>9}{'again':>7}")  # fmt: skip
+        runs = {}
+        for jobs in sorted({1, cores}):
+            db = tmpd / f"long{jobs}.duckdb"
+            r = runs[jobs] = kifu([long_log], db, jobs)
+            print(f"  {f'--jobs {jobs}':<28}{r.wall:>8.1f}{r.wall / t_floor:>9.1f}{r.cpu:>12.1f}{r.worker_cpu:>15.1f}"
+                  f"{r.rss_mib:>14,.0f}{r.worker_rss_mib:>12,.0f}{db_bytes(db) / 1e6:>8.1f}{r.batches:>9}"
+                  f"{r.replayed_again:>7}")  # fmt: skip
+        par = runs[max(runs)] if len(runs) > 1 else kifu([long_log], tmpd / "long2.duckdb", 2)
+        long_db = tmpd / f"long{max(runs)}.duckdb"
+        print("  projection from the per-process CPU above (wall ≈ max(main, (main + workers) / cores)):")
+        for p in (2, 8, 32):
+            est = max(par.cpu, (par.cpu + par.worker_cpu) / p)
+            print(f"    {p:>2} cores: {est:6.1f} s = {est / t_floor:5.1f} × floor")
 
         import duckdb
 
@@ -133,6 +170,15 @@ def main() -> None:
                 times.append((time.perf_counter() - t) * 1000)
             print(f"  {name:<34}{statistics.median(times):>8.1f}{pct(times, 95):>9.1f}   (target p95 < 50 ms)")
         con.close()
+
+        import duckdb as _duckdb
+
+        from benchmarks.bench_pages import pages
+
+        with _duckdb.connect(str(long_db), read_only=True) as c:
+            long_match_id = c.execute("select match_id from matches").fetchone()[0]
+        print(f"\nevery page on the 1,000-round match ingested above with --jobs {max(runs)}:")
+        pages(long_db, long_match_id, 1000)
 
 
 if __name__ == "__main__":

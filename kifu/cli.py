@@ -18,6 +18,22 @@ SAMPLE = REPO / "samples" / "misbehave_bind2_40.download.jsonl.gz"
 SAMPLES = [SAMPLE, REPO / "samples" / "kakomimasu_island-4_hanako-vs-a3.json.gz", REPO / "samples" / "chaser_greedy-vs-greedy.txt"]
 
 
+def _cores() -> int:
+    from loaders.rounds import default_jobs
+
+    return default_jobs()
+
+
+def _jobs(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of processes: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"at least 1 process (got {n})")
+    return n
+
+
 def _db_default() -> str:
     return os.environ.get("KIFU_DB", "kifu.duckdb")
 
@@ -40,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--collection", default="activities", help="MongoDB collection (default: %(default)s)")
     p.add_argument("--dealer", help="only this dealer name (MongoDB)")
     p.add_argument("--dealer-code", help="only this dealer code (MongoDB)")
+    p.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
+                   help="processes replaying ALGORI rounds (default: every core; 1: none beside this one)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_ingest)
 
@@ -156,6 +174,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                   "(--mongo-uri, --mongo-uri-file or KIFU_MONGO_URI)", file=sys.stderr)  # fmt: skip
             return 2
         report = ingest_swapped(sources, args.db, progress=_progress_factory(not args.no_progress),
+                                jobs=args.jobs or _cores(),
                                 waiting=lambda msg: print(f"kifu ingest: {msg}", file=sys.stderr, flush=True))
     except (SourceError, DatabaseError) as exc:
         print(f"kifu ingest: {exc}", file=sys.stderr)

@@ -707,7 +707,7 @@ class Assembler:
         if self.validate:
             if m.replay is None:
                 m.replay = MatchReplay(match_id=m.match_id) if self.rounds is None else \
-                    self.rounds.replay(m.match_id, self.run_id, self.emit)  # fmt: skip
+                    self.rounds.replay(m.match_id, self.run_id, self.store.extend)  # fmt: skip
             self._frames(m, m.replay.feed(replay_activity(a, seq)))
         c = a.contents if isinstance(a.contents, dict) else {}
         ev = a.event

@@ -216,10 +216,17 @@ def _ingest_source(
 CLAIMS = {kakomimasu.Collector: kakomimasu.claims, chaser.Collector: chaser.claims}
 
 
+#: Keys without which no game module claims a JSON object carrying an "event" string.
+_GAME_KEYS = frozenset({"log", "gameId", "file", "tiled"})
+
+
 def _claimed(rec: Record, games: list[Any] | None) -> tuple[Any, str | None]:
     """The game collector that claims a record, and the record's kind for it."""
     if rec.error is not None or not games:
         return None, None
+    doc = rec.doc
+    if type(doc) is dict and type(doc.get("event")) is str and not _GAME_KEYS & doc.keys():
+        return None, None  # an ALGORI activity (the usual record): no game's claim can apply
     for g in games:
         kind = CLAIMS[type(g)](rec.doc)
         if kind is not None:

@@ -12,7 +12,11 @@ one-process replay (``--jobs 1``), in the same order; the test suite checks it.
 
 Activities travel to the workers as orjson bytes (about 6 µs each), or pickled when orjson
 would not give back the same value (non-finite floats, integers beyond 64 bits, non-JSON
-types).
+types).  Workers are forked from a clean server process (``forkserver``: they inherit no
+DuckDB threads), ignore Ctrl-C (the ingest process stops them) and exit on their own when the
+ingest process is killed.  Like any ``multiprocessing`` code, a script that calls
+``ingest(..., jobs=N)`` needs the ``if __name__ == "__main__":`` guard; the ``kifu`` command
+has it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ import copyreg
 import multiprocessing
 import os
 import pickle
+import signal
+import threading
+import time
 import types
 from collections import deque
 from collections.abc import Callable
@@ -36,9 +43,12 @@ from rules.uno.rounds import CarryScan, snapshot
 #: Rounds per worker task: each task also replays the round before it (1/8 more work), and a
 #: 1,000-round match gives 125 tasks — enough to keep 32 workers busy.
 ROUNDS_PER_TASK = 8
+#: Lines a batch may reach before the deal closing it: beyond, the match is replayed in this
+#: process (a real round is 100–300 lines; this keeps memory flat for logs that never deal).
+MAX_BATCH_LINES = 20_000
 _EXACT = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
-RowSink = Callable[[str, tuple[Any, ...]], None]
+RowsSink = Callable[[str, list[tuple[Any, ...]]], None]  # (table, rows)
 
 # replay states hold read-only mappings; they travel between processes as their contents
 def _mapping(d: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
@@ -72,10 +82,8 @@ def decode(data: bytes) -> dict[str, Any]:
 
 
 def replay_batch(match_id: str | None, run_id: int, seed: MatchReplay | None, warm: list[bytes], lines: list[bytes],
-                 last: bool) -> tuple[Any, list[tuple[str, tuple[Any, ...]]], MatchReplay]:  # fmt: skip
-    """Worker side: warm up from ``seed``, replay ``lines``; (snapshot after the warm-up, rows, replay)."""
-    from loaders.algori import frame_rows
-
+                 last: bool) -> tuple[Any, dict[str, list[tuple[Any, ...]]], MatchReplay]:  # fmt: skip
+    """Worker side: warm up from ``seed``, replay ``lines``; (snapshot after the warm-up, rows by table, replay)."""
     r = seed if seed is not None else MatchReplay(match_id=match_id)
     for data in warm:
         r.feed(decode(data))
@@ -85,7 +93,34 @@ def replay_batch(match_id: str | None, run_id: int, seed: MatchReplay | None, wa
         frames.extend(r.feed(decode(data)))
     if last:
         frames.extend(r.close())
-    return start, frame_rows(match_id, run_id, frames), r
+    return start, _rows(match_id, run_id, frames), r
+
+
+def _rows(match_id: str | None, run_id: int, frames: list[Any]) -> dict[str, list[tuple[Any, ...]]]:
+    from loaders.algori import frame_rows
+
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    for table, row in frame_rows(match_id, run_id, frames):
+        out.setdefault(table, []).append(row)
+    return out
+
+
+def _watch_parent(pid: int) -> None:
+    """Worker start-up: Ctrl-C is the ingest process's to handle (it stops the workers); exit as
+    soon as the ingest process is gone (killed), rather than linger with its work."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:  # pragma: no cover - a new process owns the id: ours is gone
+                os._exit(1)
+
+    threading.Thread(target=watch, name="kifu-parent-watch", daemon=True).start()
 
 
 class RoundPool:
@@ -103,11 +138,12 @@ class RoundPool:
             # forkserver: workers do not inherit this process's DuckDB threads and locks
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload(["loaders.rounds", "loaders.algori"])
-            self._executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx)
+            self._executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_watch_parent,
+                                                 initargs=(os.getpid(),))  # fmt: skip
         self.batches += 1
         return self._executor.submit(replay_batch, *args)
 
-    def replay(self, match_id: str | None, run_id: int, emit: RowSink) -> MatchRounds:
+    def replay(self, match_id: str | None, run_id: int, emit: RowsSink) -> MatchRounds:
         return MatchRounds(self, match_id, run_id, emit)
 
     def close(self) -> None:
@@ -136,7 +172,7 @@ class MatchRounds:
     ``feed`` returns no frames: the rows are emitted (through ``emit``) when a batch is merged.
     """
 
-    def __init__(self, pool: RoundPool, match_id: str | None, run_id: int, emit: RowSink) -> None:
+    def __init__(self, pool: RoundPool, match_id: str | None, run_id: int, emit: RowsSink) -> None:
         self.pool = pool
         self.match_id = match_id
         self.run_id = run_id
@@ -152,19 +188,40 @@ class MatchRounds:
         self.true = MatchReplay(match_id=match_id)  # the replay as far as batches are merged
         self.ruleset: Any = None
         self.submitted = 0
+        self.sequential = False  # switched to replaying here (see _go_sequential)
+        self.due = -1  # feed count at which the next batch can go (-1: not known yet)
 
     def feed(self, activity: dict[str, Any]) -> list[Any]:
+        if self.sequential:
+            self._emit(self.true.feed(activity))
+            return []
         if activity.get("event") == "first-player":
             self.deals.append(_Deal(self.n, self.scan.mark()))
+            self._plan()
         self.scan.observe(activity)
         self.lines.append(encode(activity))
         self.n += 1
-        self._submit_ready()
-        self._merge(block=False)
+        if self.n == self.due:
+            self._submit(self.due, last=False)
+            self._plan()
+        if self.inflight and (self.n & 63 == 0 or len(self.inflight) > 2 * self.pool.jobs + 2):
+            self._merge(block=False)
+        if self.n - self.start > MAX_BATCH_LINES:
+            self._go_sequential()
         return []
 
+    def _go_sequential(self) -> None:
+        """No deal for too long (a log that never deals, a round that never ends): the rest of the
+        match is replayed here, line by line, so nothing piles up waiting for a batch to close."""
+        self._merge(block=True)
+        lines = self.lines[self.start - self.base :]
+        self.lines, self.deals, self.sequential = [], [], True
+        self._merge_rows(self.true, lines, last=False)
+
     def close(self) -> list[Any]:
-        if not self.submitted:
+        if self.sequential:
+            self._emit(self.true.close())
+        elif not self.submitted:
             self._merge_rows(self.true, self.lines, last=True)  # too short to share: replayed here
         else:
             self._submit(self.n, last=True)
@@ -174,13 +231,11 @@ class MatchRounds:
 
     # -- batches
 
-    def _submit_ready(self) -> None:
+    def _plan(self) -> None:
+        """When the next batch can go: once the deal closing it, and the line after, are fed."""
         after = [d for d in self.deals if self.start_deal is None or d.index > self.start_deal.index]
         need = self.pool.rounds_per_task + (1 if self.start_deal is None else 0) - 1
-        if len(after) > need and self.n >= after[need].index + 2:  # the deal closing the batch has been replayed
-            end = after[need]
-            self._submit(end.index + 2, last=False)
-            self.start_deal = end
+        self.due = after[need].index + 2 if len(after) > need else -1
 
     def _submit(self, end: int, *, last: bool) -> None:
         own = self.lines[self.start - self.base : end - self.base]
@@ -191,6 +246,8 @@ class MatchRounds:
             w = before[-1] if before else self.start_deal
             warm = self.lines[w.index - self.base : self.start - self.base]
             seed = CarryScan.seed(w.carry, self.match_id)
+        if not last:
+            self.start_deal = next(d for d in self.deals if d.index == end - 2)
         self.submitted += 1
         self.inflight.append(_Batch(self.pool.submit(self.match_id, self.run_id, seed, warm, own, last), own,
                                     seed is not None, last))  # fmt: skip
@@ -208,20 +265,22 @@ class MatchRounds:
             batch = self.inflight.popleft()
             start, rows, end = batch.future.result()
             if not batch.warmed or start == snapshot(self.true):
-                for table, row in rows:
-                    self.emit(table, row)
+                for table, group in rows.items():
+                    self.emit(table, group)
                 self.true = end
             else:  # the warm-up did not reach the true state: replay the batch from it
                 self.pool.replayed_again += 1
                 self._merge_rows(self.true, batch.lines, last=batch.last)
 
     def _merge_rows(self, replay: MatchReplay, lines: list[bytes], *, last: bool) -> None:
-        from loaders.algori import frame_rows
-
         frames = []
         for data in lines:
             frames.extend(replay.feed(decode(data)))
         if last:
             frames.extend(replay.close())
-        for table, row in frame_rows(self.match_id, self.run_id, frames):
-            self.emit(table, row)
+        self._emit(frames)
+
+    def _emit(self, frames: list[Any]) -> None:
+        if frames:
+            for table, group in _rows(self.match_id, self.run_id, frames).items():
+                self.emit(table, group)

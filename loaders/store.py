@@ -184,6 +184,13 @@ class Store:
         if self._pending >= FLUSH_ROWS:
             self.flush()
 
+    def extend(self, table: str, rows: list[tuple[Any, ...]]) -> None:
+        """Many rows of one table (not ``events``) at once."""
+        self._buffers[table].extend(rows)
+        self._pending += len(rows)
+        if self._pending >= FLUSH_ROWS:
+            self.flush()
+
     def add_violation(self, v: Any) -> None:
         """A validator finding (``rules.core.Violation``) as a ``violations`` row of this run."""
         self.add("violations", (

@@ -65,16 +65,17 @@ class Judge:
 
         self.matcher = HandMatcher()
 
-    def new_deal(self, seq: int) -> None:
+    def new_deal(self, seq: int, round_no: int | None) -> None:
         """A new round is dealt: forget what only mattered to the rounds before it.
 
         Penalties explained before the deal are never looked up again (a verdict line is at
-        most one line away from its action); the deck-exhaustion note is per round.  Keeping
-        the judge's memory per round is what lets rounds be replayed apart
-        (:mod:`rules.uno.rounds`).
+        most one line away from its action); the deck-exhaustion note of another round number
+        no longer applies.  Keeping the judge's memory per round is what lets rounds be
+        replayed apart (:mod:`rules.uno.rounds`).
         """
         self.explained = {s for s in self.explained if s is not None and s >= seq - 2}
-        self.exhausted_round = None
+        if self.exhausted_round != round_no:
+            self.exhausted_round = None
 
     # ------------------------------------------------------------------ plumbing
 

@@ -91,7 +91,7 @@ class MatchReplay:
 
     def _step(self, ev: E.Event) -> Frame:
         if isinstance(ev, E.FirstPlayer):
-            self.judge.new_deal(ev.seq)
+            self.judge.new_deal(ev.seq, ev.round_no)
             if self.fixed_ruleset is None:
                 from rules.uno.ruleset import select
 

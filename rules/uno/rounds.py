@@ -22,6 +22,7 @@ import dataclasses
 from typing import Any
 
 from rules.uno import events as E
+from rules.uno import verdicts as V
 from rules.uno.replay import MatchReplay
 from rules.uno.state import GameState
 from rules.uno.transitions import apply
@@ -59,21 +60,31 @@ class CarryScan:
         self.state = GameState()
         self.history: list[dict[str, int]] = []
         self.titles: dict[str, set[str]] = {}
+        self._title: E.SpecialLogic | None = None  # a special-logic line waiting for the dealer's verdict
 
     def observe(self, activity: dict[str, Any]) -> None:
         kind = activity.get("event")
+        ev = None
+        if self._title is not None:  # the line after a special-logic says whether the dealer refused it
+            ev = E.to_event(activity)
+            self._registered(E._with_verdict(self._title, ev))
+            self._title = None
         if kind not in ("join-room", "first-player", "finish-turn", "special-logic"):
             return
-        ev = E.to_event(activity)
+        ev = ev or E.to_event(activity)
         if isinstance(ev, E.SpecialLogic):
-            if isinstance(ev.player, str):
-                self.titles.setdefault(ev.player, set()).add(str(ev.title_raw))
+            self._title = ev
             return
         after = apply(self.state, ev)
         if isinstance(ev, E.FinishTurn):
             got = {p: v for p, v in ev.totals.items() if isinstance(v, int)}
             self.history.append(got if ev.totals else dict(after.totals))
         self.state = after
+
+    def _registered(self, ev: E.SpecialLogic) -> None:
+        """A title counts towards the registry as the judge counts it: sent, legal and accepted."""
+        if V.special_logic(self.state, ev) is None and ev.rejected is None and ev.player is not None:
+            self.titles.setdefault(ev.player, set()).add(str(ev.title_raw))
 
     def mark(self) -> tuple[Any, ...]:
         """What the scan has followed so far, as a value later lines do not change."""

@@ -1,0 +1,131 @@
+"""Round-parallel validation (``--jobs``): the tables are those of one process, whatever happens."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kifu.cli import main
+from loaders.pipeline import ingest as ingest_sources
+from loaders.pipeline import open_sources
+from loaders import rounds
+from loaders.rounds import decode, encode
+from rules.uno.rounds import CarryScan
+from rules.uno.state import frozen
+from tests.conftest import FIXTURES, MATCHES, SAMPLE, read_lines, table_snapshot, write_lines
+
+
+def _ingest(db: Path, paths: list[Path], **kw: Any) -> Any:
+    return ingest_sources(open_sources([str(p) for p in paths]), db, **kw)
+
+
+def test_four_workers_write_the_tables_one_process_writes(tmp_path: Path) -> None:
+    one = _ingest(tmp_path / "1.duckdb", [SAMPLE])
+    four = _ingest(tmp_path / "4.duckdb", [SAMPLE], jobs=4, rounds_per_task=3)
+    assert (one.jobs, one.batches) == (1, 0)
+    assert four.jobs == 4 and four.batches == 14 and four.replayed_again == 0  # 40 rounds: 3 + 12 × 3 + the last
+    tables = table_snapshot(tmp_path / "1.duckdb")
+    assert len(tables["states"]) == one.ingested and tables["violations"]
+    assert table_snapshot(tmp_path / "4.duckdb") == tables
+
+
+def test_every_fixture_log_gives_the_same_tables_with_workers(tmp_path: Path) -> None:
+    paths = [FIXTURES / f"{m}.{kind}.jsonl.gz" for m in MATCHES for kind in ("download", "stored")]
+    if not all(p.exists() for p in paths):
+        pytest.skip(f"real dealer fixtures not found at {FIXTURES} (shared/ must sit beside the checkout)")
+    one = _ingest(tmp_path / "1.duckdb", paths)
+    many = _ingest(tmp_path / "n.duckdb", paths, jobs=4, rounds_per_task=2)
+    assert many.batches > 200 and many.replayed_again == 0
+    assert (many.ingested, many.duplicates) == (one.ingested, one.duplicates)
+    assert table_snapshot(tmp_path / "n.duckdb") == table_snapshot(tmp_path / "1.duckdb")
+
+
+def test_a_batch_whose_warm_up_misses_the_true_state_is_replayed_again(tmp_path: Path, monkeypatch: Any) -> None:
+    _ingest(tmp_path / "1.duckdb", [SAMPLE])
+    seed = CarryScan.seed
+
+    def wrong(mark: Any, match_id: str | None = None) -> Any:  # a scan that got the rounds won wrong
+        r = seed(mark, match_id)
+        r.state = r.state.replace(wins=frozen({"nobody": 1}))
+        return r
+
+    monkeypatch.setattr(CarryScan, "seed", staticmethod(wrong))
+    report = _ingest(tmp_path / "2.duckdb", [SAMPLE], jobs=2, rounds_per_task=4)
+    assert report.batches == 10 and report.replayed_again == 9  # every batch but the first (which starts the match)
+    assert table_snapshot(tmp_path / "2.duckdb") == table_snapshot(tmp_path / "1.duckdb")
+
+
+def test_a_batch_that_never_closes_is_replayed_here_as_the_lines_come(tmp_path: Path, monkeypatch: Any) -> None:
+    """A log that stops dealing (or never deals) must not pile up waiting for a batch to close."""
+    _ingest(tmp_path / "1.duckdb", [SAMPLE])
+    monkeypatch.setattr(rounds, "MAX_BATCH_LINES", 700)  # 4 of the sample's rounds take 392–783 lines
+    report = _ingest(tmp_path / "2.duckdb", [SAMPLE], jobs=2, rounds_per_task=4)
+    assert 1 <= report.batches < 10  # batches went out, then the match was finished here
+    assert table_snapshot(tmp_path / "2.duckdb") == table_snapshot(tmp_path / "1.duckdb")
+
+
+@pytest.mark.parametrize(
+    ("value", "via"),
+    [
+        ({"seq": 1, "event": "play-card", "contents": {"card_play": {"color": "red", "number": 5}}, "desk": None}, b"j"),
+        ({"n": [None, True, 1.0, 1, -0.0, "名前", {"": []}]}, b"j"),
+        ({"number": float("nan")}, b"p"),
+        ({"number": float("inf"), "other": None}, b"p"),
+        ({"number": 2**80}, b"p"),
+        ({"text": "\ud800"}, b"p"),
+        ({"when": dt.datetime(2023, 10, 18, 12, 0)}, b"p"),
+        ({"cards": (1, 2)}, b"j"),  # a tuple comes back as a list: only JSON-parsed values travel, never tuples
+    ],
+)
+def test_activities_travel_to_the_workers_unchanged(value: dict[str, Any], via: bytes) -> None:
+    data = encode(value)
+    assert data[:1] == via
+    back = decode(data)
+    if value.get("cards") is not None:
+        assert back == {"cards": [1, 2]}
+        return
+    assert repr(back) == repr(value) and [type(v) for v in back.values()] == [type(v) for v in value.values()]
+    if "number" in value and isinstance(value["number"], float) and math.isnan(value["number"]):
+        assert math.isnan(back["number"])
+
+
+def test_ingest_jobs_option(tmp_path: Path, capsys: Any) -> None:
+    db = tmp_path / "k.duckdb"
+    assert main(["ingest", str(SAMPLE), "--db", str(db), "--jobs", "2", "--no-progress"]) == 0
+    assert "rounds replayed in 2 processes: 5 batches" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main(["ingest", str(SAMPLE), "--db", str(db), "--jobs", "0"])
+    assert exc.value.code == 2 and "at least 1 process" in capsys.readouterr().err
+
+
+@settings(max_examples=int(os.environ.get("KIFU_HYPOTHESIS_EXAMPLES", "60")) // 10, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(st.lists(st.tuples(st.sampled_from(["drop", "dup", "swap"]), st.integers(0, 5886)), min_size=1, max_size=12))
+def test_a_damaged_log_gives_the_same_tables_with_workers(tmp_path: Path, edits: list[tuple[str, int]]) -> None:
+    """Lost, repeated and swapped lines (gaps the replay reports) anywhere, batch edges included."""
+    lines = read_lines(SAMPLE)
+    for op, i in edits:
+        i %= len(lines)
+        if op == "drop":
+            del lines[i]
+        elif op == "dup":
+            lines.insert(i, lines[i])
+        elif i + 1 < len(lines):
+            lines[i], lines[i + 1] = lines[i + 1], lines[i]
+    path = write_lines(tmp_path / "damaged.jsonl", lines)
+    dbs = [tmp_path / "1.duckdb", tmp_path / "2.duckdb"]
+    try:
+        one = _ingest(dbs[0], [path])
+        two = _ingest(dbs[1], [path], jobs=2, rounds_per_task=1)
+        assert two.batches > 30 and (two.ingested, two.quarantined) == (one.ingested, one.quarantined)
+        assert table_snapshot(dbs[1]) == table_snapshot(dbs[0])
+    finally:
+        for db in dbs:
+            db.unlink(missing_ok=True)
