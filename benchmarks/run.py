@@ -39,13 +39,15 @@ from loaders.rounds import default_jobs  # noqa: E402
 
 INGEST = (
     "import resource, sys, time\n"
+    "from benchmarks.proctree import Descendants\n"
     "from loaders.pipeline import ingest, open_sources\n"
     "t = time.perf_counter()\n"
-    "r = ingest(open_sources(sys.argv[3:]), sys.argv[1], jobs=int(sys.argv[2]))\n"
+    "with Descendants() as workers:\n"
+    "    r = ingest(open_sources(sys.argv[3:]), sys.argv[1], jobs=int(sys.argv[2]))\n"
     "wall = time.perf_counter() - t\n"
-    "me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "me = resource.getrusage(resource.RUSAGE_SELF)\n"
     "hwm = [int(ln.split()[1]) for ln in open('/proc/self/status') if ln.startswith('VmHWM:')] or [me.ru_maxrss]\n"
-    "print(wall, hwm[0], kids.ru_maxrss, me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime, r.ingested,\n"
+    "print(wall, hwm[0], workers.peak_rss_mib * 1024, me.ru_utime + me.ru_stime, workers.cpu_seconds, r.ingested,\n"
     "      r.quarantined, r.batches, r.replayed_again)\n"
 )
 
@@ -78,7 +80,7 @@ def kifu(paths: list[Path], db: Path, jobs: int = 1) -> Run:
     out = subprocess.run([sys.executable, "-c", INGEST, str(db), str(jobs), *map(str, paths)], cwd=REPO, check=True,
                          capture_output=True, text=True).stdout.split()  # fmt: skip
     assert int(out[6]) == 0
-    return Run(float(out[0]), int(out[1]) / 1024, int(out[2]) / 1024, float(out[3]), float(out[4]), int(out[7]),
+    return Run(float(out[0]), int(out[1]) / 1024, float(out[2]) / 1024, float(out[3]), float(out[4]), int(out[7]),
                int(out[8]))  # fmt: skip
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from loaders.sources import TextDocument
+from loaders.rounds import GameWrites
 from rules.chaser.log import ChaserLog, ChaserLogError, ChaserMap, decode, parse_log, parse_map
 from rules.chaser.replay import RULESET, RULESET_VERSION, Summary, replay
 
@@ -57,6 +58,11 @@ class Collector:
     validate: bool = True
     matches: list[str] = field(default_factory=list)
     new_records: int = 0
+    pool: Any = None  # a loaders.rounds.RoundPool: games replayed by its workers
+    _writes: GameWrites = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._writes = GameWrites(self.store, self.pool)
 
     def add(self, kind: str, doc: Any, source: str, line: int, raw: Any) -> None:
         if kind == "chaser-index":  # a summary of a log read on its own; the log itself is the record
@@ -95,6 +101,7 @@ class Collector:
         mid = f"{GAME}:{log.started or 'undated'}-{_hash(log.cool_name, log.hot_name, map_key(log.map))}"
         digest = _hash(log.cool_name, log.hot_name, log.map, log.entries)
         progress = len(log.entries)
+        self._writes.settle(mid)  # another copy still with a worker: written first, then compared
         con = self.store.con
         self.store.flush()
         stored = con.execute("select content_hash, progress from chaser_games where match_id = ?", [mid]).fetchall()
@@ -103,43 +110,8 @@ class Collector:
                 self._touch(mid)
                 return
             self.store.delete_matches([mid])
-        add, run = self.store.add, self.run_id
-        add("raw_activities", (mid, 1, run, source, 1, text, 0))
-        summary = Summary()
-        for f in replay(log, match_id=mid, summary=summary):
-            x, y = f.after.pos[0 if f.team == "COOL" else 1]
-            add("chaser_actions", (mid, f.seq, f.turn, f.remaining, f.team, f.action or (f.raw or "(none)"), f.direction,
-                                   x, y, f.digits, f.replayed, f.picked, f.taken and not f.picked,
-                                   f.after.items[0], f.after.items[1]))  # fmt: skip
-            if self.validate:
-                for v in f.violations:
-                    self.store.add_violation(v)
-        if self.validate:
-            for v in summary.end_violations:
-                self.store.add_violation(v)
-        m = log.map
-        add("chaser_games", (
-            mid, log.started, m.name, map_key(m), m.width, m.height, m.turns, _dumps(list(m.cells)),
-            _dumps(list(m.starts[0])), _dumps(list(m.starts[1])), summary.end_kind, summary.end_turn, summary.winner,
-            summary.loser, summary.items[0], summary.items[1], summary.sentence, summary.actions,
-            len(log.unknown_lines), log.result is None, digest, progress, run,
-        ))  # fmt: skip
-        finished = log.result is not None
-        scores = {"COOL": summary.items[0], "HOT": summary.items[1]}
-        ranks = {"COOL": 1 if summary.winner in ("COOL", None) else 2, "HOT": 1 if summary.winner in ("HOT", None) else 2}
-        self.store.replace_summary(mid, {
-            "matches": [(
-                mid, GAME, None, None, None, summary.actions and summary.end_turn or 0, summary.end_turn or 0,
-                summary.winner, "finished" if finished else "incomplete", _dumps(scores), _dumps(ranks) if finished else None,
-                summary.actions, _ts(log.started), None, "chaser-stable-log", RULESET, RULESET_VERSION, run, run, None,
-                summary.end_kind,
-            )],
-            "players": [
-                (mid, code, (log.cool_name if code == "COOL" else log.hot_name) or code, i + 1,
-                 1 if summary.winner == code else 0, scores[code], ranks[code] if finished else None)
-                for i, code in enumerate(TEAM_CODES)
-            ],
-        })  # fmt: skip
+        args = (mid, log, digest, progress, source, text, self.run_id, self.validate)
+        self._writes.write(mid, game_rows, *args)  # with a pool: replayed by a worker, written in order
         self.new_records += 1
         self._touch(mid)
 
@@ -147,6 +119,52 @@ class Collector:
         if mid not in self.matches:
             self.matches.append(mid)
 
+    def finish(self) -> None:
+        """Write what the workers still replay (the end of the run)."""
+        self._writes.finish()
+
+
+
+def game_rows(sink: Any, mid: str, log: ChaserLog, digest: str, progress: int, source: str, text: str, run: int,
+              validate: bool) -> None:
+    """Replay one game and write its rows to ``sink`` (the store, or a worker's recorder)."""
+    add = sink.add
+    add("raw_activities", (mid, 1, run, source, 1, text, 0))
+    summary = Summary()
+    for f in replay(log, match_id=mid, summary=summary):
+        x, y = f.after.pos[0 if f.team == "COOL" else 1]
+        add("chaser_actions", (mid, f.seq, f.turn, f.remaining, f.team, f.action or (f.raw or "(none)"), f.direction,
+                               x, y, f.digits, f.replayed, f.picked, f.taken and not f.picked,
+                               f.after.items[0], f.after.items[1]))  # fmt: skip
+        if validate:
+            for v in f.violations:
+                sink.add_violation(v)
+    if validate:
+        for v in summary.end_violations:
+            sink.add_violation(v)
+    m = log.map
+    add("chaser_games", (
+        mid, log.started, m.name, map_key(m), m.width, m.height, m.turns, _dumps(list(m.cells)),
+        _dumps(list(m.starts[0])), _dumps(list(m.starts[1])), summary.end_kind, summary.end_turn, summary.winner,
+        summary.loser, summary.items[0], summary.items[1], summary.sentence, summary.actions,
+        len(log.unknown_lines), log.result is None, digest, progress, run,
+    ))  # fmt: skip
+    finished = log.result is not None
+    scores = {"COOL": summary.items[0], "HOT": summary.items[1]}
+    ranks = {"COOL": 1 if summary.winner in ("COOL", None) else 2, "HOT": 1 if summary.winner in ("HOT", None) else 2}
+    sink.replace_summary(mid, {
+        "matches": [(
+            mid, GAME, None, None, None, summary.actions and summary.end_turn or 0, summary.end_turn or 0,
+            summary.winner, "finished" if finished else "incomplete", _dumps(scores), _dumps(ranks) if finished else None,
+            summary.actions, _ts(log.started), None, "chaser-stable-log", RULESET, RULESET_VERSION, run, run, None,
+            summary.end_kind,
+        )],
+        "players": [
+            (mid, code, (log.cool_name if code == "COOL" else log.hot_name) or code, i + 1,
+             1 if summary.winner == code else 0, scores[code], ranks[code] if finished else None)
+            for i, code in enumerate(TEAM_CODES)
+        ],
+    })  # fmt: skip
 
 
 def _ts(stamp: str | None) -> Any:

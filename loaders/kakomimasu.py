@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from loaders.rounds import GameWrites
 from rules.kakomimasu.game import (
     LEGACY, GameLog, GameLogError, boards_from, classify, from_snapshots, from_v1, snapshot_game_id,
 )  # fmt: skip
@@ -73,8 +74,13 @@ class Collector:
     validate: bool = True
     matches: list[str] = field(default_factory=list)
     new_records: int = 0
+    pool: Any = None  # a loaders.rounds.RoundPool: games replayed by its workers
     _snapshots: dict[str, list[tuple[int, Any, Any]]] = field(default_factory=dict)  # game id -> (line, raw, doc)
     _source: str = ""
+    _writes: GameWrites = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._writes = GameWrites(self.store, self.pool)
 
     def add(self, kind: str, doc: Any, source: str, line: int, raw: Any) -> None:
         if source != self._source:
@@ -126,6 +132,7 @@ class Collector:
         mid = match_id(game.game_id)
         digest = content_hash(game)
         rank = progress(game)
+        self._writes.settle(mid)  # another copy still with a worker: written first, then compared
         con = self.store.con
         self.store.flush()
         stored = con.execute("select content_hash, progress from kakomimasu_games where match_id = ?", [mid]).fetchall()
@@ -144,79 +151,19 @@ class Collector:
                                 "stored (kept the stored one)")  # fmt: skip
                 return
             self.store.delete_matches([mid])
-        self._rows(mid, game, digest, rank, source, records)
+        args = (mid, game, digest, rank, source, records, self.run_id, self.validate)
+        self._writes.write(mid, game_rows, *args)  # with a pool: replayed by a worker, written in order
         self.new_records += len(records)
         self._touch(mid)
+
+    def finish(self) -> None:
+        """Write what the workers still replay (the end of the run)."""
+        self.close_source()
+        self._writes.finish()
 
     def _touch(self, mid: str) -> None:
         if mid not in self.matches:
             self.matches.append(mid)
-
-    def _rows(self, mid: str, game: GameLog, digest: str, rank: int, source: str, records: list[tuple[int, int, Any]]) -> None:
-        add, run = self.store.add, self.run_id
-        for seq, line, raw in records:
-            text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-            add("raw_activities", (mid, seq, run, source, line, text, 0))  # rkey: ALGORI's record identity, unused
-        codes = player_codes(game)
-        summary = Summary()
-        n_player = max(game.n_player, len(game.players))
-        if game.has_board:
-            for frame in replay(game, match_id=mid, summary=summary):
-                for pos, view in enumerate(frame.actions):
-                    a = view.action
-                    add("kakomimasu_actions", (mid, frame.turn, view.player, a.agent_id, a.type, a.x, a.y, view.res,
-                                               None if view.inferred else view.res_replayed, view.why or None,
-                                               view.inferred, view.undetermined, pos))  # fmt: skip
-                for p in range(n_player):
-                    logged = frame.logged_points[p] if p < len(frame.logged_points) else None
-                    got = frame.points[p] if p < len(frame.points) else (None, None)
-                    add("kakomimasu_points", (mid, frame.turn, p, logged[0] if logged else None,
-                                              logged[1] if logged else None, got[0], got[1]))  # fmt: skip
-                if self.validate:
-                    for v in frame.violations:
-                        self.store.add_violation(v)
-            if self.validate:
-                for v in summary.end_violations:
-                    self.store.add_violation(v)
-        totals = [a + w for a, w in summary.points]
-        finished = game.finished
-        winners = summary.winners if finished else []
-        winner = codes[winners[0]] if len(winners) == 1 and winners[0] < len(codes) else None
-        ranks = _ranks(totals, [w for _, w in summary.points])
-        status = "finished" if finished else ("waiting" if not game.turns and not game.snapshots else "incomplete")
-        started = _ts(game.started_at)
-        finished_at = None
-        if started is not None and game.operation_sec is not None and game.turns:
-            span = len(game.turns) * game.operation_sec + (len(game.turns) - 1) * (game.transition_sec or 0)
-            finished_at = started + dt.timedelta(seconds=span)
-        fill = "as-written" if game.format == LEGACY or not summary.server_fill else "server-2.0.1"
-        add("kakomimasu_games", (
-            mid, game.game_id, game.name, game.kind, game.status,
-            board_key(game.width, game.height, game.points) if game.has_board else None,
-            game.width, game.height, _dumps(list(game.points)) if game.points else None, n_player, game.n_agent,
-            game.total_turn, summary.turns, game.operation_sec, game.transition_sec, started,
-            _dumps(winners) if finished else None, summary.decided_by if finished else None,
-            fill if game.has_board else None,
-            _dumps([list(p) for p in summary.written_rules_points]) if summary.written_rules_points else None,
-            digest, rank, run,
-        ))  # fmt: skip
-        scores = {codes[p]: totals[p] for p in range(min(len(codes), len(totals)))}
-        add_summary = {
-            "matches": [(
-                mid, GAME, None, None, None, summary.turns, len(game.turns) or len(game.snapshots), winner, status,
-                _dumps(scores) if scores else None, _dumps({codes[p]: ranks[p] for p in range(min(len(codes), len(ranks)))}) if ranks else None,
-                summary.turns, started, finished_at, game.format,
-                f"{RULESET}/{fill}" if game.has_board else RULESET, RULESET_VERSION, run, run, None,
-                summary.decided_by if finished else None,
-            )],
-            "players": [
-                (mid, code, game.players[p].id or code, p + 1, 1 if finished and p in winners else 0,
-                 totals[p] if p < len(totals) else None, ranks[p] if p < len(ranks) else None)
-                for p, code in enumerate(codes)
-            ],
-        }  # fmt: skip
-        self.store.replace_summary(mid, add_summary)
-
 
     def _write_boards(self, rows: list[dict[str, Any]]) -> None:
         con = self.store.con
@@ -237,6 +184,74 @@ class Collector:
                 [key, r["name"], r["width"], r["height"], _dumps(r["points"]), r["n_agent"], r["n_player"],
                  r["total_turn"], r["operation_sec"], self.run_id],
             )  # fmt: skip
+
+
+def game_rows(sink: Any, mid: str, game: GameLog, digest: str, rank: int, source: str,
+              records: list[tuple[int, int, Any]], run: int, validate: bool) -> None:
+    """Replay one game and write its rows to ``sink`` (the store, or a worker's recorder)."""
+    add = sink.add
+    for seq, line, raw in records:
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        add("raw_activities", (mid, seq, run, source, line, text, 0))  # rkey: ALGORI's record identity, unused
+    codes = player_codes(game)
+    summary = Summary()
+    n_player = max(game.n_player, len(game.players))
+    if game.has_board:
+        for frame in replay(game, match_id=mid, summary=summary):
+            for pos, view in enumerate(frame.actions):
+                a = view.action
+                add("kakomimasu_actions", (mid, frame.turn, view.player, a.agent_id, a.type, a.x, a.y, view.res,
+                                           None if view.inferred else view.res_replayed, view.why or None,
+                                           view.inferred, view.undetermined, pos))  # fmt: skip
+            for p in range(n_player):
+                logged = frame.logged_points[p] if p < len(frame.logged_points) else None
+                got = frame.points[p] if p < len(frame.points) else (None, None)
+                add("kakomimasu_points", (mid, frame.turn, p, logged[0] if logged else None,
+                                          logged[1] if logged else None, got[0], got[1]))  # fmt: skip
+            if validate:
+                for v in frame.violations:
+                    sink.add_violation(v)
+        if validate:
+            for v in summary.end_violations:
+                sink.add_violation(v)
+    totals = [a + w for a, w in summary.points]
+    finished = game.finished
+    winners = summary.winners if finished else []
+    winner = codes[winners[0]] if len(winners) == 1 and winners[0] < len(codes) else None
+    ranks = _ranks(totals, [w for _, w in summary.points])
+    status = "finished" if finished else ("waiting" if not game.turns and not game.snapshots else "incomplete")
+    started = _ts(game.started_at)
+    finished_at = None
+    if started is not None and game.operation_sec is not None and game.turns:
+        span = len(game.turns) * game.operation_sec + (len(game.turns) - 1) * (game.transition_sec or 0)
+        finished_at = started + dt.timedelta(seconds=span)
+    fill = "as-written" if game.format == LEGACY or not summary.server_fill else "server-2.0.1"
+    add("kakomimasu_games", (
+        mid, game.game_id, game.name, game.kind, game.status,
+        board_key(game.width, game.height, game.points) if game.has_board else None,
+        game.width, game.height, _dumps(list(game.points)) if game.points else None, n_player, game.n_agent,
+        game.total_turn, summary.turns, game.operation_sec, game.transition_sec, started,
+        _dumps(winners) if finished else None, summary.decided_by if finished else None,
+        fill if game.has_board else None,
+        _dumps([list(p) for p in summary.written_rules_points]) if summary.written_rules_points else None,
+        digest, rank, run,
+    ))  # fmt: skip
+    scores = {codes[p]: totals[p] for p in range(min(len(codes), len(totals)))}
+    add_summary = {
+        "matches": [(
+            mid, GAME, None, None, None, summary.turns, len(game.turns) or len(game.snapshots), winner, status,
+            _dumps(scores) if scores else None, _dumps({codes[p]: ranks[p] for p in range(min(len(codes), len(ranks)))}) if ranks else None,
+            summary.turns, started, finished_at, game.format,
+            f"{RULESET}/{fill}" if game.has_board else RULESET, RULESET_VERSION, run, run, None,
+            summary.decided_by if finished else None,
+        )],
+        "players": [
+            (mid, code, game.players[p].id or code, p + 1, 1 if finished and p in winners else 0,
+             totals[p] if p < len(totals) else None, ranks[p] if p < len(ranks) else None)
+            for p, code in enumerate(codes)
+        ],
+    }  # fmt: skip
+    sink.replace_summary(mid, add_summary)
 
 
 def _ranks(totals: list[int], walls: list[int]) -> list[int]:

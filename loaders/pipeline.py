@@ -67,6 +67,7 @@ class RunReport:
     jobs: int = 1  # processes replaying rounds (1: this one)
     batches: int = 0  # batches of rounds replayed by worker processes
     replayed_again: int = 0  # of them, replayed again here from the true state (see loaders.rounds)
+    games_in_workers: int = 0  # Kakomimasu / CHaser games replayed by worker processes
 
     @property
     def accepted(self) -> int:
@@ -116,15 +117,17 @@ def ingest(
                     srep.accepted -= 1
                     srep.quarantined += 1
 
-            games = [kakomimasu.Collector(store, run_id, bad, validate=validate),
-                     chaser.Collector(store, run_id, bad, validate=validate)]  # fmt: skip
+            games = [kakomimasu.Collector(store, run_id, bad, validate=validate, pool=pool),
+                     chaser.Collector(store, run_id, bad, validate=validate, pool=pool)]  # fmt: skip
             for source in sources:
                 _ingest_source(source, store, report, progress, validate, games, pool)
+            for g in games:
+                g.finish()
             final = algori.Assembler(source="", run_id=run_id, store=store, rounds=pool,
                                      on_match_done=lambda m: _match_done(m, store, report), validate=validate)  # fmt: skip
             final.reassemble()
             if pool is not None:
-                report.batches, report.replayed_again = pool.batches, pool.replayed_again
+                report.batches, report.replayed_again, report.games_in_workers = pool.batches, pool.replayed_again, pool.games
             store.flush()
             alive = {m for (m,) in con.execute("select match_id from matches").fetchall()}
             report.matches = [m for m in report.matches if m in alive]
@@ -306,6 +309,8 @@ def print_summary(report: RunReport, out: Any = None) -> None:
     if report.batches:
         print(f"  rounds replayed in {report.jobs} processes: {report.batches:,} batches"
               + (f", {report.replayed_again:,} replayed again in order" if report.replayed_again else ""), file=out)
+    if report.games_in_workers:
+        print(f"  games replayed in {report.jobs} processes: {report.games_in_workers:,}", file=out)
     if report.unknown_events:
         kinds = ", ".join(f"{printable(k)} ×{v}" for k, v in report.unknown_events.most_common())
         print(f"  unknown event types kept raw: {kinds}", file=out)

@@ -132,16 +132,26 @@ class RoundPool:
         self._executor: ProcessPoolExecutor | None = None
         self.batches = 0
         self.replayed_again = 0
+        self.games = 0  # whole games (Kakomimasu, CHaser) replayed by the workers
 
-    def submit(self, *args: Any) -> Future[Any]:
+    def _start(self) -> ProcessPoolExecutor:
         if self._executor is None:
             # forkserver: workers do not inherit this process's DuckDB threads and locks
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload(["loaders.rounds", "loaders.algori"])
             self._executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_watch_parent,
                                                  initargs=(os.getpid(),))  # fmt: skip
+        return self._executor
+
+    def submit(self, *args: Any) -> Future[Any]:
+        """A batch of rounds (see :func:`replay_batch`)."""
         self.batches += 1
-        return self._executor.submit(replay_batch, *args)
+        return self._start().submit(replay_batch, *args)
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        """Any module-level function in a worker (a whole Kakomimasu or CHaser game's replay)."""
+        self.games += 1
+        return self._start().submit(fn, *args)
 
     def replay(self, match_id: str | None, run_id: int, emit: RowsSink) -> MatchRounds:
         return MatchRounds(self, match_id, run_id, emit)
@@ -150,6 +160,57 @@ class RoundPool:
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
             self._executor = None
+
+
+class InOrder:
+    """Calls made in the pool, each result handed to its callback in the order of the calls."""
+
+    def __init__(self, pool: RoundPool) -> None:
+        self.pool = pool
+        self.queue: deque[tuple[Future[Any], Callable[[Any], None]]] = deque()
+
+    def call(self, done: Callable[[Any], None], fn: Callable[..., Any], *args: Any) -> None:
+        self.queue.append((self.pool.call(fn, *args), done))
+        self.drain(block=False)
+
+    def drain(self, *, block: bool = True) -> None:
+        limit = 2 * self.pool.jobs + 2
+        while self.queue and (block or self.queue[0][0].done() or len(self.queue) > limit):
+            future, done = self.queue.popleft()
+            done(future.result())
+
+
+class GameWrites:
+    """A game module's writes, one game at a time: made here, or — with a pool — made by a worker
+    (replay included) into a :class:`loaders.store.Recorder` and written here in the games' order."""
+
+    def __init__(self, store: Any, pool: RoundPool | None) -> None:
+        self.store = store
+        self.queue = InOrder(pool) if pool is not None else None
+        self.queued: set[str] = set()
+
+    def write(self, match_id: str, fn: Callable[..., None], *args: Any) -> None:
+        """``fn(sink, *args)`` with the store (or a recorder) as ``sink``: a module-level function."""
+        if self.queue is None:
+            fn(self.store, *args)
+            return
+        from loaders.store import recorded
+
+        self.queued.add(match_id)
+        self.queue.call(lambda rec: self._written(match_id, rec), recorded, fn, *args)
+
+    def _written(self, match_id: str, rec: Any) -> None:
+        rec.apply(self.store)
+        self.queued.discard(match_id)
+
+    def settle(self, match_id: str) -> None:
+        """Before a game's stored copy is looked up: a copy still with a worker is written first."""
+        if match_id in self.queued and self.queue is not None:
+            self.queue.drain()
+
+    def finish(self) -> None:
+        if self.queue is not None:
+            self.queue.drain()
 
 
 @dataclass

@@ -9,6 +9,7 @@ it was.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import duckdb
@@ -141,6 +142,34 @@ INT_RANGES = {
     "TINYINT": (-(2**7), 2**7 - 1), "SMALLINT": (-(2**15), 2**15 - 1),
     "INTEGER": (-(2**31), 2**31 - 1), "BIGINT": (-(2**63), 2**63 - 1),
 }  # fmt: skip
+
+
+class Recorder:
+    """Stands in for a :class:`Store` in a worker process: keeps the writes, in order, for
+    :meth:`apply` to make on the real store (``add``, ``add_violation``, ``replace_summary``)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...]]] = []
+
+    def add(self, table: str, row: tuple[Any, ...]) -> None:
+        self.calls.append(("add", (table, row)))
+
+    def add_violation(self, v: Any) -> None:
+        self.calls.append(("add_violation", (v,)))
+
+    def replace_summary(self, match_id: str, rows: dict[str, list[tuple[Any, ...]]]) -> None:
+        self.calls.append(("replace_summary", (match_id, rows)))
+
+    def apply(self, store: Store) -> None:
+        for name, args in self.calls:
+            getattr(store, name)(*args)
+
+
+def recorded(fn: Callable[..., None], *args: Any) -> Recorder:
+    """Worker side: run ``fn(sink, *args)`` with a :class:`Recorder` as the sink."""
+    rec = Recorder()
+    fn(rec, *args)
+    return rec
 
 
 class Store:

@@ -19,7 +19,9 @@ from loaders import rounds
 from loaders.rounds import decode, encode
 from rules.uno.rounds import CarryScan
 from rules.uno.state import frozen
-from tests.conftest import FIXTURES, MATCHES, SAMPLE, read_lines, table_snapshot, write_lines
+from tests.conftest import FIXTURES, MATCHES, REPO, SAMPLE, SHARED, read_lines, table_snapshot, write_lines
+
+DATA = REPO / "tests" / "data"
 
 
 def _ingest(db: Path, paths: list[Path], **kw: Any) -> Any:
@@ -129,3 +131,15 @@ def test_a_damaged_log_gives_the_same_tables_with_workers(tmp_path: Path, edits:
     finally:
         for db in dbs:
             db.unlink(missing_ok=True)
+
+
+def test_kakomimasu_and_chaser_games_replayed_by_workers_give_the_same_tables(tmp_path: Path) -> None:
+    paths = [DATA / "kakomimasu", DATA / "chaser", *[p for p in (SHARED / "fixtures" / "kakomimasu",
+                                                                  SHARED / "fixtures" / "chaser") if p.exists()]]  # fmt: skip
+    one = _ingest(tmp_path / "1.duckdb", paths)
+    many = _ingest(tmp_path / "n.duckdb", paths, jobs=3)
+    assert one.games_in_workers == 0 and many.games_in_workers >= 7
+    assert (many.ingested, many.quarantined, len(many.matches)) == (one.ingested, one.quarantined, len(one.matches))
+    assert table_snapshot(tmp_path / "n.duckdb") == table_snapshot(tmp_path / "1.duckdb")
+    again = _ingest(tmp_path / "n.duckdb", paths, jobs=3)  # re-ingest through the workers: nothing new
+    assert again.ingested == 0 and table_snapshot(tmp_path / "n.duckdb") == table_snapshot(tmp_path / "1.duckdb")
