@@ -59,7 +59,7 @@ class Activity:
     contents: Any
     desk: dict[str, Any] | None
     date_ms: int | None
-    contents_json: str = "null"
+    contents_json: bytes | str = "null"
 
 
 # --------------------------------------------------------------------------- normalise
@@ -110,7 +110,7 @@ def normalize(doc: Any) -> Activity:
     if date_ms is _BAD:
         raise RecordError(f"field 'dateCreated' is not a date ({_short(doc.get('dateCreated'))})")
     try:
-        contents_json = orjson.dumps(contents, default=_json_default).decode()
+        contents_json = orjson.dumps(contents, default=_json_default)  # UTF-8 bytes, stored as text
     except (TypeError, orjson.JSONEncodeError) as exc:
         raise RecordError(f"field 'contents' cannot be stored ({exc}; nested more than 254 levels?)") from exc
     return Activity(dealer_code, dealer, event, player, turn, contents, desk, date_ms, contents_json)  # type: ignore[arg-type]
@@ -674,7 +674,7 @@ class Assembler:
             m.piece = self.store.new_piece((m.dealer_code, m.dealer))
         m.piece_pos += 1
         self.emit("spool", (m.piece, m.piece_pos, self.run_id, self.source, line,
-                            raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw, meta.key, meta.event,
+                            raw, meta.key, meta.event,
                             _as_int32(meta.round_no), meta.t, ",".join(meta.players)))  # fmt: skip
 
     def _finish(self, m: MatchBuilder) -> None:
@@ -716,7 +716,7 @@ class Assembler:
         run_id, source, line = m.lineage or (self.run_id, self.source, line)
         self.emit(
             "raw_activities",
-            (mid, seq, run_id, source, line, raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw, rkey),
+            (mid, seq, run_id, source, line, raw, rkey),  # bytes stay bytes: the store converts them in C
         )
         self.emit(
             "events",
@@ -929,28 +929,29 @@ def _label(card: Card | None) -> str | None:
     return label
 
 
-_HAND_JSON: dict[tuple[Card, ...], str] = {}
-_KEY_JSON: dict[str, str] = {}
+_HAND_JSON: dict[tuple[Card, ...], bytes] = {}
+_KEY_JSON: dict[str, bytes] = {}
 
 
-def _hand_json(hand: tuple[Card, ...]) -> str:
+def _hand_json(hand: tuple[Card, ...]) -> bytes:
     """JSON list of a hand's card labels, cached (a hand rarely changes between two events)."""
     text = _HAND_JSON.get(hand)
     if text is None:
         if len(_HAND_JSON) > 200_000:
             _HAND_JSON.clear()
-        text = _HAND_JSON[hand] = orjson.dumps([_label(c) for c in hand]).decode()
+        text = _HAND_JSON[hand] = orjson.dumps([_label(c) for c in hand])
     return text
 
 
-def _hands_json(hands: Any) -> str:
+def _hands_json(hands: Any) -> bytes:
+    """The hands as a JSON object, in UTF-8 bytes (stored as text; the store converts bytes in C)."""
     parts = []
     for p, h in hands.items():
         key = _KEY_JSON.get(p)
         if key is None:
-            key = _KEY_JSON[p] = orjson.dumps(p).decode()
-        parts.append(f"{key}:{_hand_json(h)}")
-    return "{" + ",".join(parts) + "}"
+            key = _KEY_JSON[p] = orjson.dumps(p)
+        parts.append(key + b":" + _hand_json(h))
+    return b"{" + b",".join(parts) + b"}"
 
 
 def state_row(match_id: str | None, fr: Frame) -> tuple[Any, ...]:
@@ -959,7 +960,8 @@ def state_row(match_id: str | None, fr: Frame) -> tuple[Any, ...]:
     return (
         match_id, fr.seq, ev.round_no if ev.round_no is not None else s.round_no, s.turn_no, s.to_act,
         s.prev_actor, _label(s.top), s.direction, s.draw_pile, s.discard, s.pending, s.owes_draw,
-        dumps(dict(s.bind)) if s.bind else None, _hands_json(s.hands), dumps(dict(s.yell)), s.gate, s.stall,
+        orjson.dumps(dict(s.bind), default=_json_default) if s.bind else None, _hands_json(s.hands),
+        orjson.dumps(dict(s.yell), default=_json_default), s.gate, s.stall,
         s.cards_played,
     )  # fmt: skip
 
