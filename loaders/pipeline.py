@@ -220,7 +220,7 @@ CLAIMS = {kakomimasu.Collector: kakomimasu.claims, chaser.Collector: chaser.clai
 
 
 #: Keys without which no game module claims a JSON object carrying an "event" string.
-_GAME_KEYS = frozenset({"log", "gameId", "file", "tiled"})
+_GAME_KEYS = frozenset({"log", "gameId", "file"})
 
 
 def _claimed(rec: Record, games: list[Any] | None) -> tuple[Any, str | None]:

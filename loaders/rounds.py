@@ -50,6 +50,7 @@ _EXACT = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orj
 
 RowsSink = Callable[[str, list[tuple[Any, ...]]], None]  # (table, rows)
 
+
 # replay states hold read-only mappings; they travel between processes as their contents
 def _mapping(d: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
     return types.MappingProxyType(d)
@@ -115,9 +116,7 @@ def _watch_parent(pid: int) -> None:
             time.sleep(0.5)
             try:
                 os.kill(pid, 0)
-            except ProcessLookupError:
-                os._exit(1)
-            except PermissionError:  # pragma: no cover - a new process owns the id: ours is gone
+            except (ProcessLookupError, PermissionError):  # gone (or the id now belongs to another user's process)
                 os._exit(1)
 
     threading.Thread(target=watch, name="kifu-parent-watch", daemon=True).start()
@@ -153,6 +152,11 @@ class RoundPool:
         self.games += 1
         return self._start().submit(fn, *args)
 
+    @property
+    def inflight_limit(self) -> int:
+        """Results waiting to be written, at most, before the loader waits for the oldest (bounded memory)."""
+        return 2 * self.jobs + 2
+
     def replay(self, match_id: str | None, run_id: int, emit: RowsSink) -> MatchRounds:
         return MatchRounds(self, match_id, run_id, emit)
 
@@ -162,55 +166,38 @@ class RoundPool:
             self._executor = None
 
 
-class InOrder:
-    """Calls made in the pool, each result handed to its callback in the order of the calls."""
-
-    def __init__(self, pool: RoundPool) -> None:
-        self.pool = pool
-        self.queue: deque[tuple[Future[Any], Callable[[Any], None]]] = deque()
-
-    def call(self, done: Callable[[Any], None], fn: Callable[..., Any], *args: Any) -> None:
-        self.queue.append((self.pool.call(fn, *args), done))
-        self.drain(block=False)
-
-    def drain(self, *, block: bool = True) -> None:
-        limit = 2 * self.pool.jobs + 2
-        while self.queue and (block or self.queue[0][0].done() or len(self.queue) > limit):
-            future, done = self.queue.popleft()
-            done(future.result())
-
-
 class GameWrites:
     """A game module's writes, one game at a time: made here, or — with a pool — made by a worker
     (replay included) into a :class:`loaders.store.Recorder` and written here in the games' order."""
 
     def __init__(self, store: Any, pool: RoundPool | None) -> None:
         self.store = store
-        self.queue = InOrder(pool) if pool is not None else None
-        self.queued: set[str] = set()
+        self.pool = pool
+        self.queue: deque[tuple[str, Future[Any]]] = deque()  # (match id, its recorder to come), in order
 
     def write(self, match_id: str, fn: Callable[..., None], *args: Any) -> None:
         """``fn(sink, *args)`` with the store (or a recorder) as ``sink``: a module-level function."""
-        if self.queue is None:
+        if self.pool is None:
             fn(self.store, *args)
             return
         from loaders.store import recorded
 
-        self.queued.add(match_id)
-        self.queue.call(lambda rec: self._written(match_id, rec), recorded, fn, *args)
-
-    def _written(self, match_id: str, rec: Any) -> None:
-        rec.apply(self.store)
-        self.queued.discard(match_id)
+        self.queue.append((match_id, self.pool.call(recorded, fn, *args)))
+        self._drain(block=False)
 
     def settle(self, match_id: str) -> None:
         """Before a game's stored copy is looked up: a copy still with a worker is written first."""
-        if match_id in self.queued and self.queue is not None:
-            self.queue.drain()
+        if any(mid == match_id for mid, _ in self.queue):
+            self._drain(block=True)
 
     def finish(self) -> None:
-        if self.queue is not None:
-            self.queue.drain()
+        self._drain(block=True)
+
+    def _drain(self, *, block: bool) -> None:
+        limit = self.pool.inflight_limit if self.pool is not None else 0
+        while self.queue and (block or self.queue[0][1].done() or len(self.queue) > limit):
+            _, future = self.queue.popleft()
+            future.result().apply(self.store)
 
 
 @dataclass
@@ -265,7 +252,7 @@ class MatchRounds:
         if self.n == self.due:
             self._submit(self.due, last=False)
             self._plan()
-        if self.inflight and (self.n & 63 == 0 or len(self.inflight) > 2 * self.pool.jobs + 2):
+        if self.inflight and (self.n & 63 == 0 or len(self.inflight) > self.pool.inflight_limit):
             self._merge(block=False)
         if self.n - self.start > MAX_BATCH_LINES:
             self._go_sequential()
@@ -321,8 +308,7 @@ class MatchRounds:
             self.base = keep_from.index
 
     def _merge(self, *, block: bool) -> None:
-        limit = 2 * self.pool.jobs + 2
-        while self.inflight and (block or self.inflight[0].future.done() or len(self.inflight) > limit):
+        while self.inflight and (block or self.inflight[0].future.done() or len(self.inflight) > self.pool.inflight_limit):
             batch = self.inflight.popleft()
             start, rows, end = batch.future.result()
             if not batch.warmed or start == snapshot(self.true):
