@@ -954,6 +954,20 @@ def _hands_json(hands: Any) -> bytes:
     return b"{" + b",".join(parts) + b"}"
 
 
+_YELL_JSON: dict[tuple[tuple[str, bool], ...], bytes] = {}
+
+
+def _yell_json(yell: Any) -> bytes:
+    """The UNO flags as a JSON object, cached (the flags are booleans and rarely change)."""
+    key = tuple(yell.items())
+    text = _YELL_JSON.get(key)
+    if text is None:
+        if len(_YELL_JSON) > 10_000:
+            _YELL_JSON.clear()
+        text = _YELL_JSON[key] = orjson.dumps(dict(yell), default=_json_default)
+    return text
+
+
 def state_row(match_id: str | None, fr: Frame) -> tuple[Any, ...]:
     s = fr.after
     ev = fr.event
@@ -961,7 +975,7 @@ def state_row(match_id: str | None, fr: Frame) -> tuple[Any, ...]:
         match_id, fr.seq, ev.round_no if ev.round_no is not None else s.round_no, s.turn_no, s.to_act,
         s.prev_actor, _label(s.top), s.direction, s.draw_pile, s.discard, s.pending, s.owes_draw,
         orjson.dumps(dict(s.bind), default=_json_default) if s.bind else None, _hands_json(s.hands),
-        orjson.dumps(dict(s.yell), default=_json_default), s.gate, s.stall,
+        _yell_json(s.yell), s.gate, s.stall,
         s.cards_played,
     )  # fmt: skip
 

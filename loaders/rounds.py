@@ -40,9 +40,9 @@ import orjson
 from rules.uno.replay import MatchReplay
 from rules.uno.rounds import CarryScan, snapshot
 
-#: Rounds per worker task: each task also replays the round before it (1/8 more work), and a
-#: 1,000-round match gives 125 tasks — enough to keep 32 workers busy.
-ROUNDS_PER_TASK = 8
+#: Rounds per worker task: each task also replays the round before it (1/16 more work; 8 rounds
+#: cost 1/8), and a 1,000-round match still gives 63 tasks — enough to keep 32 workers busy.
+ROUNDS_PER_TASK = 16
 #: Lines a batch may reach before the deal closing it: beyond, the match is replayed in this
 #: process (a real round is 100–300 lines; this keeps memory flat for logs that never deal).
 MAX_BATCH_LINES = 20_000

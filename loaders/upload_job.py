@@ -22,8 +22,19 @@ def _write(status: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, status)
 
 
+def upload_jobs(cores: int) -> int:
+    """Processes for an upload's rounds: every core but one, left to the dashboard's server
+    (``KIFU_UPLOAD_JOBS`` overrides; 1 replays in the job's own process)."""
+    try:
+        wanted = int(os.environ.get("KIFU_UPLOAD_JOBS", "0"))
+    except ValueError:
+        wanted = 0
+    return wanted if wanted >= 1 else max(1, cores - 1)
+
+
 def run(upload: Path, db: Path, status: Path) -> int:
     from loaders.pipeline import printable
+    from loaders.rounds import default_jobs
     from loaders.sources import FileSource, SourceError
     from loaders.swap import ingest_swapped
     from queries import DatabaseError
@@ -52,7 +63,7 @@ def run(upload: Path, db: Path, status: Path) -> int:
     _write(status, {"state": "running", "done": 0, "total": 1})
     try:
         report = ingest_swapped(
-            [FileSource(upload)], db, progress=Progress,
+            [FileSource(upload)], db, progress=Progress, jobs=upload_jobs(default_jobs()),
             waiting=lambda msg: _write(status, {"state": "waiting", "message": "waiting for another ingest to finish"}),
         )  # fmt: skip
     except (SourceError, DatabaseError) as exc:

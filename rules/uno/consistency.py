@@ -12,8 +12,8 @@ from the snapshot (:func:`resync`), so one error does not cascade.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from rules.core import CONSISTENCY, ERROR, Violation
 from rules.uno import events as E
@@ -27,15 +27,14 @@ POST = "post"
 HYBRID = "hybrid"
 
 
-@dataclass(frozen=True, slots=True)
-class View:
-    """What the snapshot should show."""
+class View(NamedTuple):
+    """What the snapshot should show (a tuple: one is built for every event)."""
 
     timing: str
-    hands: dict[str, tuple[Card, ...]]
+    hands: Mapping[str, tuple[Card, ...]]
     loose_hand: str | None  # this player's hand may be any one card short (hybrid quirk)
     top: Card | None
-    yell: dict[str, Any]
+    yell: Mapping[str, Any]
     direction: bool
     draw: int
     reveal: int
@@ -66,7 +65,7 @@ def expected_view(before: GameState, after: GameState, ev: E.Event) -> View | No
 
 
 def _view(timing: str, s: GameState, *, top: Card | None = None, direction: bool | None = None) -> View:
-    return View(timing, dict(s.hands), None, top if top is not None else s.top, dict(s.yell),
+    return View(timing, s.hands, None, top if top is not None else s.top, s.yell,
                 s.direction if direction is None else direction, s.draw_pile, s.discard)  # fmt: skip
 
 
@@ -99,9 +98,10 @@ def _verbatim(raw: Any) -> bool:
 class HandMatcher:
     """Multiset comparison of logged hands (raw JSON lists) with replayed hands, incrementally.
 
-    A logged hand that is the same list as last time, compared with the same replayed tuple
-    that matched last time, matches again without being parsed: only hands that changed cost
-    anything, so a snapshot of four hands usually costs one comparison.
+    A logged hand that is the same list as last time, compared with a replayed hand equal to
+    the one that matched last time (the same tuple, or an equal one rebuilt by another view),
+    matches again without being parsed: only hands that changed cost anything, so a snapshot
+    of four hands usually costs one comparison.
     """
 
     def __init__(self) -> None:
@@ -109,7 +109,7 @@ class HandMatcher:
 
     def same(self, key: Any, raw: Any, want: tuple[Card, ...]) -> bool:
         last = self._last.get(key)
-        if last is not None and last[1] is want and last[0] == raw:
+        if last is not None and (last[1] is want or last[1] == want) and last[0] == raw:
             return True
         got = E.cards_of(raw)
         if len(got) == len(want) and (got == want or dict(Counter(got)) == dict(Counter(want))):

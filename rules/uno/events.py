@@ -24,7 +24,9 @@ def card_of(obj: Any) -> Card | None:
     """Card of a dealer payload (cached), or None when it is not a well-typed card."""
     if type(obj) is not dict:
         return None
-    key = (obj.get("color"), obj.get("number"), obj.get("special"), len(obj))
+    number = obj.get("number")
+    # the number's type is part of the key: 1, 1.0 and True are equal keys but only 1 is a number
+    key = (obj.get("color"), number, type(number), obj.get("special"), len(obj))
     try:
         return _CARD_CACHE[key]
     except KeyError:

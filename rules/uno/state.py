@@ -68,7 +68,14 @@ class GameState(NamedTuple):
     names: Mapping[str, str] = EMPTY
 
     def replace(self, **changes: Any) -> GameState:
-        return self._replace(**changes)
+        """``_replace`` by field index: a state has 33 fields and a step changes two or three."""
+        values = list(self)
+        try:
+            for name, value in changes.items():
+                values[_FIELD_INDEX[name]] = value
+        except KeyError:
+            raise ValueError(f"Got unexpected field names: {sorted(set(changes) - set(_FIELD_INDEX))!r}") from None
+        return _new_tuple(GameState, values)
 
     # -- seats
 
@@ -94,6 +101,10 @@ class GameState(NamedTuple):
 
     def card_total(self) -> int:
         return sum(len(h) for h in self.hands.values()) + self.draw_pile + self.discard
+
+
+_FIELD_INDEX = {name: i for i, name in enumerate(GameState._fields)}
+_new_tuple = tuple.__new__
 
 
 def playable(card: Card, top: Card | None, pending: int = 0) -> bool:

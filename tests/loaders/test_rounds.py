@@ -101,7 +101,7 @@ def test_activities_travel_to_the_workers_unchanged(value: dict[str, Any], via: 
 def test_ingest_jobs_option(tmp_path: Path, capsys: Any) -> None:
     db = tmp_path / "k.duckdb"
     assert main(["ingest", str(SAMPLE), "--db", str(db), "--jobs", "2", "--no-progress"]) == 0
-    assert "rounds replayed in 2 processes: 5 batches" in capsys.readouterr().out
+    assert "rounds replayed in 2 processes: 3 batches" in capsys.readouterr().out  # 40 rounds: 16 + 16 + 8
     with pytest.raises(SystemExit) as exc:
         main(["ingest", str(SAMPLE), "--db", str(db), "--jobs", "0"])
     assert exc.value.code == 2 and "at least 1 process" in capsys.readouterr().err
@@ -143,3 +143,38 @@ def test_kakomimasu_and_chaser_games_replayed_by_workers_give_the_same_tables(tm
     assert table_snapshot(tmp_path / "n.duckdb") == table_snapshot(tmp_path / "1.duckdb")
     again = _ingest(tmp_path / "n.duckdb", paths, jobs=3)  # re-ingest through the workers: nothing new
     assert again.ingested == 0 and table_snapshot(tmp_path / "n.duckdb") == table_snapshot(tmp_path / "1.duckdb")
+
+
+def test_upload_jobs_leave_a_core_to_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    from loaders.upload_job import upload_jobs
+
+    monkeypatch.delenv("KIFU_UPLOAD_JOBS", raising=False)
+    assert [upload_jobs(n) for n in (1, 2, 8)] == [1, 1, 7]
+    for value, want in (("3", 3), ("1", 1), ("0", 7), ("many", 7)):
+        monkeypatch.setenv("KIFU_UPLOAD_JOBS", value)
+        assert upload_jobs(8) == want
+
+
+def test_upload_job_with_workers_writes_the_tables_of_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    import shutil
+
+    from loaders import swap
+    from loaders.upload_job import run
+
+    reports = []
+    real_ingest = swap.ingest
+    monkeypatch.setattr(swap, "ingest", lambda *a, **kw: reports.append(real_ingest(*a, **kw)) or reports[-1])
+    results = []
+    for jobs in ("1", "2"):
+        monkeypatch.setenv("KIFU_UPLOAD_JOBS", jobs)
+        here = tmp_path / jobs
+        here.mkdir()
+        upload, db, status = tmp_path / "up.jsonl.gz", here / "k.duckdb", here / "status.json"  # same source name
+        shutil.copy(SAMPLE, upload)
+        assert run(upload, db, status) == 0 and not upload.exists()
+        done = json.loads(status.read_text())
+        assert done["state"] == "done" and done["ingested"] == 5887
+        results.append(table_snapshot(db))
+    assert results[0] == results[1]
+    assert [(r.jobs, r.batches > 0) for r in reports] == [(1, False), (2, True)]

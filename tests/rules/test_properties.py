@@ -113,3 +113,35 @@ def test_card_text_round_trips() -> None:
             card = Card(color, face, None) if isinstance(face, int) else Card(color, None, face)
             assert Card.parse(str(card)) == card
             assert Card.from_dealer(card.to_dealer()) == card
+
+
+@given(st.lists(st.fixed_dictionaries({"color": st.sampled_from(["red", "green", "black", 1]),
+                                        "number": st.sampled_from([1, 1.0, True, 0, False, None, "1"])}), max_size=12))
+@settings(max_examples=int(os.environ.get("KIFU_HYPOTHESIS_EXAMPLES", "60")), deadline=None)
+def test_a_card_reads_the_same_whatever_was_read_before(payloads: list[dict[str, Any]]) -> None:
+    """The card cache never lends one payload's card to an equal-looking one (1, 1.0 and True)."""
+    from rules.uno import events
+    from rules.uno.cards import Card
+
+    events._CARD_CACHE.clear()
+    for p in payloads:
+        assert events.card_of(p) == Card.from_dealer(p), p
+    assert events.card_of({"color": "red", "number": 1}) == Card("red", 1)
+    assert events.card_of({"color": "red", "number": True}) is None
+    assert events.card_of({"color": "red", "number": 1.0}) is None
+
+
+@given(st.dictionaries(st.sampled_from(["round_no", "top", "hands", "stall", "gate", "names", "winner"]),
+                       st.none() | st.integers() | st.text(max_size=4), max_size=4))
+@settings(max_examples=int(os.environ.get("KIFU_HYPOTHESIS_EXAMPLES", "60")), deadline=None)
+def test_state_replace_is_namedtuple_replace(changes: dict[str, Any]) -> None:
+    """``GameState.replace`` (by field index, on the hot path) builds what ``_replace`` builds."""
+    import pytest
+
+    from rules.uno.state import GameState
+
+    s = GameState(round_no=3, seats=("a", "b"), stall=2)
+    got = s.replace(**changes)
+    assert type(got) is GameState and got == s._replace(**changes) and got._asdict() == s._replace(**changes)._asdict()
+    with pytest.raises(ValueError, match="unexpected field names"):
+        s.replace(no_such_field=1, **changes)
