@@ -100,6 +100,7 @@ def ingest(
     con = queries.connect(db)
     # DuckDB's buffer pool would otherwise grow to most of the machine's memory on large runs
     con.execute(f"set memory_limit = '{os.environ.get('KIFU_MEMORY_LIMIT', '256MB')}'")
+    store: Store | None = None
     try:
         con.execute("begin transaction")
         try:
@@ -138,11 +139,14 @@ def ingest(
             report.duplicates = max(0, sum(s.accepted for s in report.sources) - report.ingested)
             report.duration_s = time.time() - started
             store.flush()
+            store.close()
             report.issues_new = store.rows_written["load_issues"]
             _write_run(con, store, report, sources, started)
             con.execute("commit")
         except BaseException:
             try:
+                if store is not None:
+                    store.close(discard=True)  # no insert may run beside the rollback
                 con.execute("rollback")
             except Exception:  # noqa: BLE001 - the connection may already be gone
                 pass

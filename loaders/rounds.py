@@ -48,7 +48,7 @@ ROUNDS_PER_TASK = 16
 MAX_BATCH_LINES = 20_000
 _EXACT = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
-RowsSink = Callable[[str, list[tuple[Any, ...]]], None]  # (table, rows)
+RowsSink = Callable[[str, Any], None]  # (table, its rows: a list of tuples or a pyarrow.Table)
 
 
 # replay states hold read-only mappings; they travel between processes as their contents
@@ -83,8 +83,9 @@ def decode(data: bytes) -> dict[str, Any]:
 
 
 def replay_batch(match_id: str | None, run_id: int, seed: MatchReplay | None, warm: list[bytes], lines: list[bytes],
-                 last: bool) -> tuple[Any, dict[str, list[tuple[Any, ...]]], MatchReplay]:  # fmt: skip
-    """Worker side: warm up from ``seed``, replay ``lines``; (snapshot after the warm-up, rows by table, replay)."""
+                 last: bool) -> tuple[Any, dict[str, Any], MatchReplay]:  # fmt: skip
+    """Worker side: warm up from ``seed``, replay ``lines``; (snapshot after the warm-up, rows by table
+    as Arrow tables — built here, so the ingest process only inserts them —, replay)."""
     r = seed if seed is not None else MatchReplay(match_id=match_id)
     for data in warm:
         r.feed(decode(data))
@@ -94,16 +95,18 @@ def replay_batch(match_id: str | None, run_id: int, seed: MatchReplay | None, wa
         frames.extend(r.feed(decode(data)))
     if last:
         frames.extend(r.close())
-    return start, _rows(match_id, run_id, frames), r
+    return start, _rows(match_id, run_id, frames, arrow=True), r
 
 
-def _rows(match_id: str | None, run_id: int, frames: list[Any]) -> dict[str, list[tuple[Any, ...]]]:
+def _rows(match_id: str | None, run_id: int, frames: list[Any], *, arrow: bool = False) -> dict[str, Any]:
+    """The frames' rows by table: lists of tuples, or (``arrow``) ``pyarrow.Table``\ s."""
     from loaders.algori import frame_rows
+    from loaders.store import arrow_table
 
     out: dict[str, list[tuple[Any, ...]]] = {}
     for table, row in frame_rows(match_id, run_id, frames):
         out.setdefault(table, []).append(row)
-    return out
+    return {table: arrow_table(table, rows) for table, rows in out.items()} if arrow else out
 
 
 def _watch_parent(pid: int) -> None:
@@ -137,7 +140,7 @@ class RoundPool:
         if self._executor is None:
             # forkserver: workers do not inherit this process's DuckDB threads and locks
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["loaders.rounds", "loaders.algori"])
+            ctx.set_forkserver_preload(["loaders.rounds", "loaders.algori", "loaders.store"])
             self._executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_watch_parent,
                                                  initargs=(os.getpid(),))  # fmt: skip
         return self._executor

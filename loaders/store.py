@@ -1,7 +1,9 @@
 """Write rows to DuckDB: buffered, columnar, one transaction per run.
 
 Rows are appended to per-table column buffers and flushed as Arrow tables (``INSERT ...
-BY NAME``), so a whole match never has to sit in memory.  The caller opens the
+BY NAME``), so a whole match never has to sit in memory.  The inserts of a full buffer run
+on a writer thread (DuckDB works without Python's lock), so the loader goes on reading
+meanwhile; every other use of the connection waits for them first.  The caller opens the
 transaction with :meth:`Store.begin` and ends it with :meth:`commit` or :meth:`rollback`;
 until the commit, nothing is visible to other connections and a crash leaves the file as
 it was.
@@ -9,6 +11,8 @@ it was.
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -136,6 +140,8 @@ SUMMARY_TABLES = ("matches", "players", "rounds", "round_scores")
 SUMMARY_BATCH = 2000
 
 FLUSH_ROWS = 20_000
+#: Flushes the writer thread may hold, at most, before the loader waits for it.
+WRITE_QUEUE = 2
 
 #: Value ranges of DuckDB's integer column types.
 INT_RANGES = {
@@ -151,6 +157,27 @@ def _text_array(values: tuple[Any, ...]) -> pa.Array:
         return pa.array(values, type=S)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return pa.array([v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in values], type=S)
+
+
+def _int64_array(values: tuple[Any, ...]) -> pa.Array:
+    """An integer column; a value beyond 64 bits (or not an integer) becomes NULL."""
+    try:
+        return pa.array(values, type=I)
+    except (OverflowError, pa.ArrowInvalid, pa.ArrowTypeError):
+        return pa.array([v if type(v) is int and -(2**63) <= v < 2**63 else None for v in values], type=I)
+
+
+def arrow_table(table: str, rows: list[tuple[Any, ...]]) -> pa.Table:
+    """Rows of one of :data:`TABLES` as an Arrow table, column by column (no database needed:
+    worker processes build their rows' tables themselves). Integer columns are 64-bit here;
+    :meth:`Store.extend` narrows them to the column's DuckDB type."""
+    cols = TABLES[table]
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(cols)
+    arrays = [
+        _int64_array(col) if typ == I else _text_array(col) if typ == S else pa.array(col, type=typ)
+        for col, (_, typ) in zip(columns, cols, strict=True)
+    ]
+    return pa.Table.from_arrays(arrays, names=[name for name, _ in cols])
 
 
 class Recorder:
@@ -181,13 +208,75 @@ def recorded(fn: Callable[..., None], *args: Any) -> Recorder:
     return rec
 
 
+class _Writer:
+    """One thread making a store's inserts in order, at most :data:`WRITE_QUEUE` waiting (bounded memory).
+
+    A failed insert is raised again by the next :meth:`put` or :meth:`wait`; the transaction
+    it belonged to is then rolled back by the caller, as for any failure.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        self.queue: queue.Queue[tuple[str, pa.Table] | None] = queue.Queue(maxsize=WRITE_QUEUE)
+        self.error: BaseException | None = None
+        self.thread: threading.Thread | None = None
+
+    def put(self, sql: str, batch: pa.Table) -> None:
+        """Run ``sql`` (which reads the table ``batch``) after the inserts already queued."""
+        self._raise()
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, name="kifu-store-writer", daemon=True)
+            self.thread.start()
+        self.queue.put((sql, batch))
+
+    def wait(self) -> None:
+        """Until every queued insert is made (raising the first that failed)."""
+        if self.thread is not None:
+            self.queue.join()
+        self._raise()
+
+    def stop(self, *, discard: bool = False) -> None:
+        """End the thread: after the queued inserts, or (``discard``) dropping them (a run being rolled back)."""
+        if self.thread is None:
+            return
+        if discard:
+            while True:
+                try:
+                    self.queue.get_nowait()
+                except queue.Empty:
+                    break
+                self.queue.task_done()
+        self.queue.put(None)
+        self.thread.join()
+        self.thread = None
+
+    def _raise(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+    def _run(self) -> None:
+        while True:
+            item = self.queue.get()
+            try:
+                if item is None:
+                    return
+                if self.error is None:
+                    sql, batch = item  # noqa: F841 - ``batch`` is read by name in ``sql``
+                    self.con.execute(sql)
+            except BaseException as exc:  # noqa: BLE001 - handed to the loader's thread
+                self.error = exc
+            finally:
+                self.queue.task_done()
+
+
 class Store:
     """Buffered writer for one ingest run on one connection."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, run_id: int) -> None:
-        self.con = con
+        self._writer = _Writer(con)
         self.run_id = run_id
         self._buffers: dict[str, list[tuple[Any, ...]]] = {name: [] for name in TABLES}
+        self._chunks: dict[str, list[pa.Table]] = {name: [] for name in TABLES}  # converted, in order, before _buffers
         self._pending = 0
         self._run_seq: dict[str, int] = {}
         self.rows_written: dict[str, int] = dict.fromkeys(TABLES, 0)
@@ -199,6 +288,12 @@ class Store:
         self._summary_groups: set[tuple[str | None, str]] = set()
         self.groups_touched: set[tuple[str | None, str]] = set()
 
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The connection, once the writer thread's queued inserts are made."""
+        self._writer.wait()
+        return self._writer.con
+
     # -- transaction
 
     def begin(self) -> None:
@@ -209,7 +304,9 @@ class Store:
         self.con.execute("commit")
 
     def rollback(self) -> None:
+        self._writer.stop(discard=True)
         self._buffers = {name: [] for name in TABLES}
+        self._chunks = {name: [] for name in TABLES}
         self.con.execute("rollback")
 
     # -- rows
@@ -220,14 +317,27 @@ class Store:
         if table == "events":
             self._run_seq[row[0]] = row[2]
         if self._pending >= FLUSH_ROWS:
-            self.flush()
+            self._send()
 
-    def extend(self, table: str, rows: list[tuple[Any, ...]]) -> None:
-        """Many rows of one table (not ``events``) at once."""
+    def extend(self, table: str, rows: list[tuple[Any, ...]] | pa.Table) -> None:
+        """Many rows of one table (not ``events``) at once: tuples, or an Arrow table (:func:`arrow_table`)."""
+        if isinstance(rows, pa.Table):
+            self._chunk(table)
+            self._chunks[table].append(rows)
+            self._pending += rows.num_rows
+            if self._pending >= FLUSH_ROWS:
+                self._send()
+            return
         self._buffers[table].extend(rows)
         self._pending += len(rows)
         if self._pending >= FLUSH_ROWS:
-            self.flush()
+            self._send()
+
+    def _chunk(self, table: str) -> None:
+        rows = self._buffers[table]
+        if rows:
+            self._chunks[table].append(arrow_table(table, rows))
+            self._buffers[table] = []
 
     def add_violation(self, v: Any) -> None:
         """A validator finding (``rules.core.Violation``) as a ``violations`` row of this run."""
@@ -237,21 +347,27 @@ class Store:
         ))  # fmt: skip
 
     def flush(self) -> None:
-        for table, rows in self._buffers.items():
-            if rows:
-                self._insert(table, rows)
-                self._buffers[table] = []
+        """Write every buffered row now (returns once they are in the transaction)."""
+        self._send()
+        self._writer.wait()
+
+    def _send(self) -> None:
+        """Hand the buffered rows to the writer thread (a full buffer: the loader goes on meanwhile)."""
+        for table in TABLES:
+            self._chunk(table)
+            chunks = self._chunks[table]
+            if chunks:
+                self._chunks[table] = []
+                self._insert(table, chunks[0] if len(chunks) == 1 else pa.concat_tables(chunks))
         self._pending = 0
         self._flush_summaries()
 
-    def _insert(self, table: str, rows: list[tuple[Any, ...]]) -> None:
-        cols = TABLES[table]
-        columns = list(zip(*rows, strict=True))
-        arrays = [
-            self._int_array(table, name, col) if typ == I else _text_array(col) if typ == S else pa.array(col, type=typ)
-            for col, (name, typ) in zip(columns, cols, strict=True)
-        ]
-        batch = pa.Table.from_arrays(arrays, names=[name for name, _ in cols])  # noqa: F841
+    def close(self, *, discard: bool = False) -> None:
+        """Stop the writer thread: after its inserts, or (``discard``, a run rolled back) without them."""
+        self._writer.stop(discard=discard)
+
+    def _insert(self, table: str, rows: pa.Table | list[tuple[Any, ...]]) -> None:
+        batch = self._narrow(table, rows if isinstance(rows, pa.Table) else arrow_table(table, rows))  # noqa: F841
         if table == "load_issues":  # once per content: a bad record read again (any path) is not a new issue
             done = self.con.execute(
                 "insert into load_issues by name select * from (select distinct on (line, reason, raw_hash) * "
@@ -266,27 +382,28 @@ class Store:
                 "line bigint, raw varchar, rkey bigint, event varchar, round_no integer, t bigint, players varchar)"
             )
             self._spool_ready = True
-        self.con.execute(f"insert into {table} by name select * from batch")
-        self.rows_written[table] += len(rows)
+        self._writer.put(f"insert into {table} by name select * from batch", batch)
+        self.rows_written[table] += batch.num_rows
 
-    def _int_array(self, table: str, column: str, values: tuple[Any, ...]) -> pa.Array:
-        """An integer column, with values its DuckDB type cannot hold stored as NULL.
+    def _narrow(self, table: str, batch: pa.Table) -> pa.Table:
+        """Integer values the column's DuckDB type cannot hold stored as NULL.
 
         The loaders keep every number raw in ``contents`` / ``raw_activities``; a typed column
         gets NULL rather than letting one absurd value (``1e308``, a 40,000-card list) abort
         the whole run.
         """
-        try:
-            arr = pa.array(values, type=I)
-        except (OverflowError, pa.ArrowInvalid, pa.ArrowTypeError):
-            arr = pa.array([v if type(v) is int and -(2**63) <= v < 2**63 else None for v in values], type=I)
-        lo, hi = self._range(table, column)
-        if hi < 2**63 - 1 and len(arr) and arr.null_count < len(arr):
+        for i, (name, typ) in enumerate(TABLES[table]):
+            if typ != I:
+                continue
+            lo, hi = self._range(table, name)
+            arr = batch.column(i)
+            if hi == 2**63 - 1 or arr.null_count == len(arr):
+                continue
             mm = pc.min_max(arr)
             if mm["min"].as_py() < lo or mm["max"].as_py() > hi:
                 bad = pc.or_(pc.less(arr, lo), pc.greater(arr, hi))
-                arr = pc.if_else(bad, pa.scalar(None, type=I), arr)
-        return arr
+                batch = batch.set_column(i, name, pc.if_else(bad, pa.scalar(None, type=I), arr))
+        return batch
 
     def _range(self, table: str, column: str) -> tuple[int, int]:
         if self._ranges is None:

@@ -272,6 +272,45 @@ def test_a_crash_mid_run_leaves_the_database_as_it_was(tmp_path: Path, monkeypat
     assert table_snapshot(db, exclude=()) == before
 
 
+def test_an_insert_failing_in_the_writer_thread_fails_the_run_and_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Full buffers are inserted by a writer thread: DuckDB's own error there still ends the run, rolled back."""
+    import duckdb
+    import pyarrow as pa
+
+    from loaders import store
+
+    db = tmp_path / "k.duckdb"
+    ingest(db, BASE)
+    before = table_snapshot(db, exclude=())
+    calls = {"n": 0}
+    threads: set[str] = set()
+    real_narrow, real_run = store.Store._narrow, store._Writer._run
+
+    def corrupt(self: Any, table: str, batch: Any) -> Any:
+        batch = real_narrow(self, table, batch)
+        if table == "raw_activities":
+            calls["n"] += 1
+            if calls["n"] == 3:  # a seq DuckDB cannot read as a number
+                batch = batch.set_column(1, "seq", pa.array(["x"] * batch.num_rows))
+        return batch
+
+    def run(self: Any) -> None:
+        import threading
+
+        threads.add(threading.current_thread().name)
+        real_run(self)
+
+    monkeypatch.setattr(store.Store, "_narrow", corrupt)
+    monkeypatch.setattr(store._Writer, "_run", run)
+    monkeypatch.setattr(store, "FLUSH_ROWS", 500)
+    with pytest.raises(duckdb.ConversionException):
+        ingest(db, fixture_path("misbehave_bind2_40"))
+    assert calls["n"] >= 3 and threads == {"kifu-store-writer"}
+    assert table_snapshot(db, exclude=()) == before
+
+
 def test_gzip_of_stored_fixture_has_extended_json(tmp_path: Path) -> None:
     with gzip.open(fixture_path("speciallogic_timeout_probe_2", "stored"), "rb") as f:
         first = json.loads(f.readline())
