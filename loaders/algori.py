@@ -19,7 +19,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -426,7 +426,8 @@ PENDING_CAP = 1000
 OPEN_CAP = 64
 
 
-def record_meta(a: Activity) -> Meta:
+def record_meta(a: Activity, *, keyed: bool = True) -> Meta:
+    """What assembling needs of a record; its key (the costliest part) left to :func:`keyed_meta` unless ``keyed``."""
     c = a.contents if isinstance(a.contents, dict) else {}
     codes: list[str] = []
     if a.player:
@@ -441,8 +442,15 @@ def record_meta(a: Activity) -> Meta:
         target = event_target(a)
         if target:
             codes.append(target)
-    return Meta(record_key(a.event, a.player, a.turn, a.contents, a.desk), a.event, a.turn, a.date_ms,
-                tuple(dict.fromkeys(codes)))  # fmt: skip
+    key = record_key(a.event, a.player, a.turn, a.contents, a.desk) if keyed else None
+    return Meta(key, a.event, a.turn, a.date_ms, tuple(dict.fromkeys(codes)))  # type: ignore[arg-type]
+
+
+def keyed_meta(meta: Meta, a: Activity) -> Meta:
+    """``meta`` with its record key (computed now if :func:`record_meta` left it out)."""
+    if meta.key is None:
+        meta.key = record_key(a.event, a.player, a.turn, a.contents, a.desk)
+    return meta
 
 
 def _progress(a: Activity) -> tuple[int, int] | None:
@@ -511,7 +519,8 @@ class Assembler:
     def add(self, a: Activity, line: int, raw: bytes | str) -> None:
         if a.event not in KNOWN_EVENTS:
             self.unknown[a.event] = self.unknown.get(a.event, 0) + 1
-        meta = record_meta(a)
+        # with workers, the key of a record taken into a new match is made by the worker replaying it
+        meta = record_meta(a, keyed=self.rounds is None or not self.validate)
         m = self._route(a, meta)
         self.clock += 1
         m.touched = self.clock
@@ -584,7 +593,7 @@ class Assembler:
 
     def _feed(self, m: MatchBuilder, a: Activity, line: int, raw: bytes | str, meta: Meta) -> None:
         if m.mode is None:
-            m.pending.append((a, line, raw, meta))
+            m.pending.append((a, line, raw, keyed_meta(meta, a)))
             if a.event == "first-player" or len(m.pending) >= PENDING_CAP:
                 self._place(m)
             return
@@ -592,10 +601,10 @@ class Assembler:
 
     def _put(self, m: MatchBuilder, a: Activity, line: int, raw: bytes | str, meta: Meta) -> None:
         if m.mode == "spool":
-            self._spool(m, a, line, raw, meta)
+            self._spool(m, a, line, raw, keyed_meta(meta, a))
         elif m.mode == "anchored" and m.seq < m.existing:
             stored = self._stored_key(m, m.seq + 1)
-            if stored == meta.key:
+            if stored == keyed_meta(meta, a).key:
                 m.seq += 1
                 m.duplicates += 1
                 return
@@ -695,7 +704,7 @@ class Assembler:
             m.ruleset = m.replay.ruleset
         self.on_match_done(m)
 
-    def _take(self, m: MatchBuilder, a: Activity, line: int, raw: bytes | str, rkey: int) -> None:
+    def _take(self, m: MatchBuilder, a: Activity, line: int, raw: bytes | str, rkey: int | None) -> None:
         if m.existing and not m.resumed:
             self._resume(m)
         m.seq += 1
@@ -708,51 +717,16 @@ class Assembler:
             if m.replay is None:
                 m.replay = MatchReplay(match_id=m.match_id) if self.rounds is None else \
                     self.rounds.replay(m.match_id, self.run_id, self.store.extend)  # fmt: skip
+            if self.rounds is not None and not isinstance(m.replay, MatchReplay):
+                # round-parallel: the worker that replays this line also makes its rows (and its key)
+                self.store.note_seq(mid, seq)
+                m.replay.take(replay_activity(a, seq), RecordParts(
+                    a.dealer_code, a.dealer, m.current_turn, m.lineage or (self.run_id, self.source, line), raw, rkey))
+                return
             self._frames(m, m.replay.feed(replay_activity(a, seq)))
-        c = a.contents if isinstance(a.contents, dict) else {}
-        ev = a.event
-        (color, number, special), n_cards = event_cards(a)
-        yell = c.get("yell_uno")
-        run_id, source, line = m.lineage or (self.run_id, self.source, line)
-        self.emit(
-            "raw_activities",
-            (mid, seq, run_id, source, line, raw, rkey),  # bytes stay bytes: the store converts them in C
-        )
-        self.emit(
-            "events",
-            (
-                mid, a.dealer_code, seq, a.turn, m.current_turn if ev != "join-room" else None, ev,
-                a.player or None, event_target(a), color, number, special, n_cards,
-                _str_or_none(c.get("color_of_wild")), yell if isinstance(yell, bool) else None,
-                _str_or_none(c.get("draw_reason")), a.contents_json, a.date_ms, run_id,
-            ),
-        )  # fmt: skip
-        if ev == "penalty":
-            self.emit(
-                "penalties",
-                (mid, seq, a.turn, m.current_turn, _str_or_none(c.get("player")),
-                 penalty_cause(c.get("error")), _len(c.get("cards_receive"))),
-            )  # fmt: skip
-        elif ev == "challenge":
-            result = c.get("result") if isinstance(c.get("result"), dict) else {}
-            is_ch = c.get("is_challenge")
-            success = result.get("is_challenge_success")
-            self.emit(
-                "challenges",
-                (mid, seq, a.turn, m.current_turn, a.player or None, _str_or_none(c.get("target")),
-                 is_ch if isinstance(is_ch, bool) else None,
-                 None if isinstance(is_ch, bool) else dumps(is_ch),
-                 success if isinstance(success, bool) else None,
-                 _str_or_none(result.get("player")), _len(result.get("cards_receive"))),
-            )  # fmt: skip
-        elif ev == "special-logic":
-            title = c.get("title")
-            text = title if isinstance(title, str) else (None if title is None else dumps(title))
-            self.emit(
-                "special_logic",
-                (mid, seq, a.turn, m.current_turn, a.player or None, text,
-                 js_length(text) if text is not None else None),
-            )  # fmt: skip
+        where = m.lineage or (self.run_id, self.source, line)
+        for table, row in record_rows(mid, seq, a, m.current_turn, where, raw, rkey):
+            self.emit(table, row)
 
     def _resume(self, m: MatchBuilder) -> None:
         """Before appending to a stored match: its summary and replay state from the stored events."""
@@ -890,6 +864,66 @@ class Assembler:
         self.on_match_done(m)
         assert m.match_id is not None
         return m.match_id
+
+
+class RecordParts(NamedTuple):
+    """What a record's rows need beyond the activity the replay reads (see :func:`record_rows`)."""
+
+    dealer_code: str | None
+    dealer: str
+    current_turn: int | None
+    where: tuple[int, str, int]  # (run id, source, line) the record was read from
+    raw: bytes | str
+    rkey: int | None  # the record key (None: not computed yet)
+
+
+def parts_rows(match_id: str, activity: dict[str, Any], parts: RecordParts) -> list[tuple[str, tuple[Any, ...]]]:
+    """:func:`record_rows` of a record known by its replay activity (:func:`replay_activity`) and parts."""
+    a = Activity(parts.dealer_code, parts.dealer, activity["event"], activity["player"], activity["turn"],
+                 activity["contents"], activity["desk"], activity["date_ms"],
+                 orjson.dumps(activity["contents"], default=_json_default))  # fmt: skip
+    rkey = parts.rkey if parts.rkey is not None else record_key(a.event, a.player, a.turn, a.contents, a.desk)
+    return record_rows(match_id, activity["seq"], a, parts.current_turn, parts.where, parts.raw, rkey)
+
+
+def record_rows(mid: str, seq: int, a: Activity, current_turn: int | None, where: tuple[int, str, int],
+                raw: bytes | str, rkey: int | None) -> list[tuple[str, tuple[Any, ...]]]:  # fmt: skip
+    """The rows one record gives: its raw line, its event, and its penalty / challenge / special-logic row."""
+    c = a.contents if isinstance(a.contents, dict) else {}
+    ev = a.event
+    (color, number, special), n_cards = event_cards(a)
+    yell = c.get("yell_uno")
+    run_id, source, line = where
+    if rkey is None:
+        rkey = record_key(a.event, a.player, a.turn, a.contents, a.desk)
+    out: list[tuple[str, tuple[Any, ...]]] = [
+        ("raw_activities", (mid, seq, run_id, source, line, raw, rkey)),  # bytes stay bytes: converted in C
+        ("events", (
+            mid, a.dealer_code, seq, a.turn, current_turn if ev != "join-room" else None, ev,
+            a.player or None, event_target(a), color, number, special, n_cards,
+            _str_or_none(c.get("color_of_wild")), yell if isinstance(yell, bool) else None,
+            _str_or_none(c.get("draw_reason")), a.contents_json, a.date_ms, run_id,
+        )),
+    ]  # fmt: skip
+    if ev == "penalty":
+        out.append(("penalties", (mid, seq, a.turn, current_turn, _str_or_none(c.get("player")),
+                                  penalty_cause(c.get("error")), _len(c.get("cards_receive")))))  # fmt: skip
+    elif ev == "challenge":
+        result = c.get("result") if isinstance(c.get("result"), dict) else {}
+        is_ch = c.get("is_challenge")
+        success = result.get("is_challenge_success")
+        out.append(("challenges", (
+            mid, seq, a.turn, current_turn, a.player or None, _str_or_none(c.get("target")),
+            is_ch if isinstance(is_ch, bool) else None, None if isinstance(is_ch, bool) else dumps(is_ch),
+            success if isinstance(success, bool) else None, _str_or_none(result.get("player")),
+            _len(result.get("cards_receive")),
+        )))  # fmt: skip
+    elif ev == "special-logic":
+        title = c.get("title")
+        text = title if isinstance(title, str) else (None if title is None else dumps(title))
+        out.append(("special_logic", (mid, seq, a.turn, current_turn, a.player or None, text,
+                                      js_length(text) if text is not None else None)))  # fmt: skip
+    return out
 
 
 def frame_rows(match_id: str | None, run_id: int, frames: Iterable[Frame], existing: int | None = 0) -> list[tuple[str, tuple[Any, ...]]]:

@@ -108,6 +108,8 @@ def ingest(
             run_id = int(queries.scalar(con, "select coalesce(max(run_id), 0) + 1 from load_runs"))
             report = RunReport(run_id=run_id, db=str(db), jobs=jobs if pool is not None else 1)
             store = Store(con, run_id)
+            if pool is not None:
+                store.settle = pool.settle  # rows the workers still make are written before any lookup
             store.backfill_identity()
             events_before = int(queries.scalar(con, "select count(*) from events"))
             def bad(src: str, line: int, raw: Any, reason: str) -> None:

@@ -30,7 +30,7 @@ import threading
 import time
 import types
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -83,29 +83,34 @@ def decode(data: bytes) -> dict[str, Any]:
 
 
 def replay_batch(match_id: str | None, run_id: int, seed: MatchReplay | None, warm: list[bytes], lines: list[bytes],
-                 last: bool) -> tuple[Any, dict[str, Any], MatchReplay]:  # fmt: skip
-    """Worker side: warm up from ``seed``, replay ``lines``; (snapshot after the warm-up, rows by table
-    as Arrow tables — built here, so the ingest process only inserts them —, replay)."""
+                 parts: list[Any], last: bool) -> tuple[Any, dict[str, Any], MatchReplay]:  # fmt: skip
+    """Worker side: warm up from ``seed``, replay ``lines`` and make their rows (each record's own
+    rows from its ``parts``, where not None, and the replay's); (snapshot after the warm-up, rows
+    by table as Arrow tables — built here, so the ingest process only inserts them —, replay)."""
     r = seed if seed is not None else MatchReplay(match_id=match_id)
     for data in warm:
         r.feed(decode(data))
     start = snapshot(r) if seed is not None else None
-    frames = []
-    for data in lines:
-        frames.extend(r.feed(decode(data)))
-    if last:
-        frames.extend(r.close())
-    return start, _rows(match_id, run_id, frames, arrow=True), r
+    return start, _replay_rows(match_id, run_id, r, map(decode, lines), parts, last, arrow=True), r
 
 
-def _rows(match_id: str | None, run_id: int, frames: list[Any], *, arrow: bool = False) -> dict[str, Any]:
-    """The frames' rows by table: lists of tuples, or (``arrow``) ``pyarrow.Table``\ s."""
-    from loaders.algori import frame_rows
+def _replay_rows(match_id: str | None, run_id: int, r: MatchReplay, activities: Iterable[dict[str, Any]],
+                 parts: list[Any], last: bool, *, arrow: bool = False) -> dict[str, Any]:  # fmt: skip
+    """Replay ``activities`` with ``r``: their rows by table, as lists of tuples or (``arrow``) Arrow tables."""
+    from loaders.algori import frame_rows, parts_rows
     from loaders.store import arrow_table
 
     out: dict[str, list[tuple[Any, ...]]] = {}
-    for table, row in frame_rows(match_id, run_id, frames):
-        out.setdefault(table, []).append(row)
+    for activity, part in zip(activities, parts, strict=True):
+        if part is not None:
+            assert match_id is not None
+            for table, row in parts_rows(match_id, activity, part):
+                out.setdefault(table, []).append(row)
+        for table, row in frame_rows(match_id, run_id, r.feed(activity)):
+            out.setdefault(table, []).append(row)
+    if last:
+        for table, row in frame_rows(match_id, run_id, r.close()):
+            out.setdefault(table, []).append(row)
     return {table: arrow_table(table, rows) for table, rows in out.items()} if arrow else out
 
 
@@ -135,6 +140,7 @@ class RoundPool:
         self.batches = 0
         self.replayed_again = 0
         self.games = 0  # whole games (Kakomimasu, CHaser) replayed by the workers
+        self._open: list[MatchRounds] = []  # matches fed and not closed yet
 
     def _start(self) -> ProcessPoolExecutor:
         if self._executor is None:
@@ -161,7 +167,18 @@ class RoundPool:
         return 2 * self.jobs + 2
 
     def replay(self, match_id: str | None, run_id: int, emit: RowsSink) -> MatchRounds:
-        return MatchRounds(self, match_id, run_id, emit)
+        m = MatchRounds(self, match_id, run_id, emit)
+        self._open.append(m)
+        return m
+
+    def done(self, m: MatchRounds) -> None:
+        if m in self._open:
+            self._open.remove(m)
+
+    def settle(self) -> None:
+        """Every row of every line fed so far, written (before the store is searched)."""
+        for m in list(self._open):
+            m.settle()
 
     def close(self) -> None:
         if self._executor is not None:
@@ -207,6 +224,7 @@ class GameWrites:
 class _Batch:
     future: Future[Any]
     lines: list[bytes]
+    parts: list[Any]
     warmed: bool
     last: bool
 
@@ -230,6 +248,7 @@ class MatchRounds:
         self.emit = emit
         self.scan = CarryScan()
         self.lines: list[bytes] = []  # encoded activities from feed index ``base`` on
+        self.parts: list[Any] = []  # beside each, what its record's own rows need (None: made already)
         self.base = 0
         self.n = 0
         self.deals: list[_Deal] = []  # deals from the warm-up of the next batch on
@@ -242,15 +261,18 @@ class MatchRounds:
         self.sequential = False  # switched to replaying here (see _go_sequential)
         self.due = -1  # feed count at which the next batch can go (-1: not known yet)
 
-    def feed(self, activity: dict[str, Any]) -> list[Any]:
+    def feed(self, activity: dict[str, Any], parts: Any = None) -> list[Any]:
+        """One line of the match; with ``parts`` (:class:`loaders.algori.RecordParts`) the record's own
+        rows are made with the replay's, by the worker (or here, when the line is replayed here)."""
         if self.sequential:
-            self._emit(self.true.feed(activity))
+            self._emit(_replay_rows(self.match_id, self.run_id, self.true, [activity], [parts], False))
             return []
         if activity.get("event") == "first-player":
             self.deals.append(_Deal(self.n, self.scan.mark()))
             self._plan()
         self.scan.observe(activity)
         self.lines.append(encode(activity))
+        self.parts.append(parts)
         self.n += 1
         if self.n == self.due:
             self._submit(self.due, last=False)
@@ -261,23 +283,43 @@ class MatchRounds:
             self._go_sequential()
         return []
 
+    take = feed
+
+    def settle(self) -> None:
+        """Every row of the lines fed so far, written: before the store is searched for them."""
+        self._merge(block=True)
+        mine = range(self.start - self.base, len(self.lines))
+        if self.sequential or not any(self.parts[i] is not None for i in mine):
+            return
+        from loaders.algori import parts_rows
+
+        assert self.match_id is not None
+        out: dict[str, list[tuple[Any, ...]]] = {}
+        for i in mine:
+            if self.parts[i] is not None:
+                for table, row in parts_rows(self.match_id, decode(self.lines[i]), self.parts[i]):
+                    out.setdefault(table, []).append(row)
+                self.parts[i] = None
+        self._emit(out)
+
     def _go_sequential(self) -> None:
         """No deal for too long (a log that never deals, a round that never ends): the rest of the
         match is replayed here, line by line, so nothing piles up waiting for a batch to close."""
         self._merge(block=True)
-        lines = self.lines[self.start - self.base :]
-        self.lines, self.deals, self.sequential = [], [], True
-        self._merge_rows(self.true, lines, last=False)
+        lines, parts = self.lines[self.start - self.base :], self.parts[self.start - self.base :]
+        self.lines, self.parts, self.deals, self.sequential = [], [], [], True
+        self._merge_rows(self.true, lines, parts, last=False)
 
     def close(self) -> list[Any]:
         if self.sequential:
-            self._emit(self.true.close())
+            self._emit(_replay_rows(self.match_id, self.run_id, self.true, [], [], True))
         elif not self.submitted:
-            self._merge_rows(self.true, self.lines, last=True)  # too short to share: replayed here
+            self._merge_rows(self.true, self.lines, self.parts, last=True)  # too short to share: replayed here
         else:
             self._submit(self.n, last=True)
             self._merge(block=True)
         self.ruleset = self.true.ruleset
+        self.pool.done(self)
         return []
 
     # -- batches
@@ -290,6 +332,7 @@ class MatchRounds:
 
     def _submit(self, end: int, *, last: bool) -> None:
         own = self.lines[self.start - self.base : end - self.base]
+        parts = self.parts[self.start - self.base : end - self.base]
         warm: list[bytes] = []
         seed = None
         if self.start_deal is not None:
@@ -300,14 +343,15 @@ class MatchRounds:
         if not last:
             self.start_deal = next(d for d in self.deals if d.index == end - 2)
         self.submitted += 1
-        self.inflight.append(_Batch(self.pool.submit(self.match_id, self.run_id, seed, warm, own, last), own,
-                                    seed is not None, last))  # fmt: skip
+        self.inflight.append(_Batch(self.pool.submit(self.match_id, self.run_id, seed, warm, own, parts, last), own,
+                                    parts, seed is not None, last))  # fmt: skip
         self.start = end
         if not last:  # keep what the next batch's warm-up needs: the deal before its start, onwards
             closing = [d for d in self.deals if d.index <= end - 2]
             keep_from = closing[-2] if len(closing) >= 2 else closing[-1]
             self.deals = [d for d in self.deals if d.index >= keep_from.index]
             del self.lines[: keep_from.index - self.base]
+            del self.parts[: keep_from.index - self.base]
             self.base = keep_from.index
 
     def _merge(self, *, block: bool) -> None:
@@ -320,17 +364,11 @@ class MatchRounds:
                 self.true = end
             else:  # the warm-up did not reach the true state: replay the batch from it
                 self.pool.replayed_again += 1
-                self._merge_rows(self.true, batch.lines, last=batch.last)
+                self._merge_rows(self.true, batch.lines, batch.parts, last=batch.last)
 
-    def _merge_rows(self, replay: MatchReplay, lines: list[bytes], *, last: bool) -> None:
-        frames = []
-        for data in lines:
-            frames.extend(replay.feed(decode(data)))
-        if last:
-            frames.extend(replay.close())
-        self._emit(frames)
+    def _merge_rows(self, replay: MatchReplay, lines: list[bytes], parts: list[Any], *, last: bool) -> None:
+        self._emit(_replay_rows(self.match_id, self.run_id, replay, map(decode, lines), parts, last))
 
-    def _emit(self, frames: list[Any]) -> None:
-        if frames:
-            for table, group in _rows(self.match_id, self.run_id, frames).items():
-                self.emit(table, group)
+    def _emit(self, rows: dict[str, list[tuple[Any, ...]]]) -> None:
+        for table, group in rows.items():
+            self.emit(table, group)

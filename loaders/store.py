@@ -275,6 +275,8 @@ class Store:
     def __init__(self, con: duckdb.DuckDBPyConnection, run_id: int) -> None:
         self._writer = _Writer(con)
         self.run_id = run_id
+        #: Called before every flush: makes the rows still being made elsewhere (worker processes) arrive.
+        self.settle: Callable[[], None] | None = None
         self._buffers: dict[str, list[tuple[Any, ...]]] = {name: [] for name in TABLES}
         self._chunks: dict[str, list[pa.Table]] = {name: [] for name in TABLES}  # converted, in order, before _buffers
         self._pending = 0
@@ -347,9 +349,16 @@ class Store:
         ))  # fmt: skip
 
     def flush(self) -> None:
-        """Write every buffered row now (returns once they are in the transaction)."""
+        """Write every buffered row now (returns once they are in the transaction), and first the
+        rows worker processes still make for records already taken (:attr:`settle`)."""
+        if self.settle is not None:
+            self.settle()
         self._send()
         self._writer.wait()
+
+    def note_seq(self, match_id: str, seq: int) -> None:
+        """A record ``seq`` of ``match_id`` taken, its ``events`` row to come (made by a worker)."""
+        self._run_seq[match_id] = seq
 
     def _send(self) -> None:
         """Hand the buffered rows to the writer thread (a full buffer: the loader goes on meanwhile)."""

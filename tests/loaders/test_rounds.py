@@ -49,6 +49,38 @@ def test_every_fixture_log_gives_the_same_tables_with_workers(tmp_path: Path) ->
     assert table_snapshot(tmp_path / "n.duckdb") == table_snapshot(tmp_path / "1.duckdb")
 
 
+def test_a_copy_met_in_the_middle_of_a_match_gives_the_same_tables_with_workers(tmp_path: Path) -> None:
+    lines = read_lines(SAMPLE)
+    log = write_lines(tmp_path / "copy.jsonl", lines[:4000] + lines[:1000] + lines[4000:])
+    one = _ingest(tmp_path / "1.duckdb", [log])
+    two = _ingest(tmp_path / "2.duckdb", [log], jobs=2, rounds_per_task=2)
+    assert two.batches > 10 and (two.ingested, two.duplicates) == (one.ingested, one.duplicates)
+    assert table_snapshot(tmp_path / "2.duckdb") == table_snapshot(tmp_path / "1.duckdb")
+
+
+def test_lookups_in_the_middle_of_a_match_see_every_line_the_workers_still_have(tmp_path: Path, monkeypatch: Any) -> None:
+    """Workers make the rows (and record keys) of the lines they replay; any flush before a lookup
+    first makes the rows of every line taken (those still unsent are made here, not twice)."""
+    from loaders import algori
+
+    _ingest(tmp_path / "1.duckdb", [SAMPLE])
+    real_take = algori.Assembler._take
+    seen: list[tuple[int, int]] = []
+
+    def take(self: Any, m: Any, *args: Any) -> None:
+        real_take(self, m, *args)
+        if m.seq % 997 == 0:  # a lookup now: every line taken so far must be in the tables
+            self.store.flush()
+            n = self.store.con.execute("select count(*), count(distinct seq) from events").fetchall()[0]
+            seen.append((m.seq, *n))
+
+    monkeypatch.setattr(algori.Assembler, "_take", take)
+    report = _ingest(tmp_path / "2.duckdb", [SAMPLE], jobs=2, rounds_per_task=2)
+    assert report.batches > 10 and len(seen) == len(read_lines(SAMPLE)) // 997
+    assert all(seq == count == distinct for seq, count, distinct in seen)
+    assert table_snapshot(tmp_path / "2.duckdb") == table_snapshot(tmp_path / "1.duckdb")
+
+
 def test_a_batch_whose_warm_up_misses_the_true_state_is_replayed_again(tmp_path: Path, monkeypatch: Any) -> None:
     _ingest(tmp_path / "1.duckdb", [SAMPLE])
     seed = CarryScan.seed
