@@ -8,7 +8,14 @@ the rows (findings, boards, think times) with a snapshot of the replay as the wa
 it.  The loader merges the batches in order: a batch whose warm-up snapshot equals the
 snapshot of the replay that really reached it is kept as it is; any other batch is replayed
 again, in this process, from the true state.  Either way the rows are exactly those of the
-one-process replay (``--jobs 1``), in the same order; the test suite checks it.
+one-process replay (``--jobs 1``); the test suite checks it.
+
+A worker makes every row of the lines it replays, not only the replay's: each line travels with
+what its own rows need (:class:`loaders.algori.RecordParts`: raw line, where it was read, the
+turn the loader counted, and its record key unless the worker is to compute it), and the rows
+come back as Arrow tables, so this process only inserts them.  Before the store is searched
+(any flush), :meth:`RoundPool.settle` makes the rows of every line taken so far — waiting for
+the batches out, and making here those of the lines not sent yet (their batch then skips them).
 
 Activities travel to the workers as orjson bytes (about 6 µs each), or pickled when orjson
 would not give back the same value (non-finite floats, integers beyond 64 bits, non-JSON
