@@ -322,7 +322,8 @@ class Store:
             self._send()
 
     def extend(self, table: str, rows: list[tuple[Any, ...]] | pa.Table) -> None:
-        """Many rows of one table (not ``events``) at once: tuples, or an Arrow table (:func:`arrow_table`)."""
+        """Many rows of one table at once: tuples, or an Arrow table (:func:`arrow_table`). ``events`` rows
+        coming this way have had their ``seq`` noted (:meth:`note_seq`)."""
         if isinstance(rows, pa.Table):
             self._chunk(table)
             self._chunks[table].append(rows)
