@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from loaders.assemble import Meta, Piece, assemble, record_key
+from loaders.rounds import MatchRounds
 from loaders.sources import parse_json
 from rules.core import Frame
 from rules.uno.cards import Card, card_label
@@ -402,7 +403,7 @@ class MatchBuilder:
     current_round: int | None = None
     current_turn: int | None = None
     seen_deal: bool = False
-    replay: MatchReplay | None = None
+    replay: MatchReplay | MatchRounds | None = None
     ruleset: Any = None
     log_start: str = "partial"
     # routing and placement
@@ -717,10 +718,10 @@ class Assembler:
             if m.replay is None:
                 m.replay = MatchReplay(match_id=m.match_id) if self.rounds is None else \
                     self.rounds.replay(m.match_id, self.run_id, self.store.extend)  # fmt: skip
-            if self.rounds is not None and not isinstance(m.replay, MatchReplay):
+            if isinstance(m.replay, MatchRounds):
                 # round-parallel: the worker that replays this line also makes its rows (and its key)
                 self.store.note_seq(mid, seq)
-                m.replay.take(replay_activity(a, seq), RecordParts(
+                m.replay.feed(replay_activity(a, seq), RecordParts(
                     a.dealer_code, a.dealer, m.current_turn, m.lineage or (self.run_id, self.source, line), raw, rkey))
                 return
             self._frames(m, m.replay.feed(replay_activity(a, seq)))
@@ -882,8 +883,7 @@ def parts_rows(match_id: str, activity: dict[str, Any], parts: RecordParts) -> l
     a = Activity(parts.dealer_code, parts.dealer, activity["event"], activity["player"], activity["turn"],
                  activity["contents"], activity["desk"], activity["date_ms"],
                  orjson.dumps(activity["contents"], default=_json_default))  # fmt: skip
-    rkey = parts.rkey if parts.rkey is not None else record_key(a.event, a.player, a.turn, a.contents, a.desk)
-    return record_rows(match_id, activity["seq"], a, parts.current_turn, parts.where, parts.raw, rkey)
+    return record_rows(match_id, activity["seq"], a, parts.current_turn, parts.where, parts.raw, parts.rkey)
 
 
 def record_rows(mid: str, seq: int, a: Activity, current_turn: int | None, where: tuple[int, str, int],

@@ -111,14 +111,17 @@ def _replay_rows(match_id: str | None, run_id: int, r: MatchReplay, activities: 
     for activity, part in zip(activities, parts, strict=True):
         if part is not None:
             assert match_id is not None
-            for table, row in parts_rows(match_id, activity, part):
-                out.setdefault(table, []).append(row)
-        for table, row in frame_rows(match_id, run_id, r.feed(activity)):
-            out.setdefault(table, []).append(row)
+            _group(out, parts_rows(match_id, activity, part))
+        _group(out, frame_rows(match_id, run_id, r.feed(activity)))
     if last:
-        for table, row in frame_rows(match_id, run_id, r.close()):
-            out.setdefault(table, []).append(row)
+        _group(out, frame_rows(match_id, run_id, r.close()))
     return {table: arrow_table(table, rows) for table, rows in out.items()} if arrow else out
+
+
+def _group(out: dict[str, list[tuple[Any, ...]]], rows: Iterable[tuple[str, tuple[Any, ...]]]) -> None:
+    """``(table, row)`` pairs added to ``out``'s list for each table."""
+    for table, row in rows:
+        out.setdefault(table, []).append(row)
 
 
 def _watch_parent(pid: int) -> None:
@@ -290,8 +293,6 @@ class MatchRounds:
             self._go_sequential()
         return []
 
-    take = feed
-
     def settle(self) -> None:
         """Every row of the lines fed so far, written: before the store is searched for them."""
         self._merge(block=True)
@@ -304,8 +305,7 @@ class MatchRounds:
         out: dict[str, list[tuple[Any, ...]]] = {}
         for i in mine:
             if self.parts[i] is not None:
-                for table, row in parts_rows(self.match_id, decode(self.lines[i]), self.parts[i]):
-                    out.setdefault(table, []).append(row)
+                _group(out, parts_rows(self.match_id, decode(self.lines[i]), self.parts[i]))
                 self.parts[i] = None
         self._emit(out)
 

@@ -328,11 +328,9 @@ class Store:
             self._chunk(table)
             self._chunks[table].append(rows)
             self._pending += rows.num_rows
-            if self._pending >= FLUSH_ROWS:
-                self._send()
-            return
-        self._buffers[table].extend(rows)
-        self._pending += len(rows)
+        else:
+            self._buffers[table].extend(rows)
+            self._pending += len(rows)
         if self._pending >= FLUSH_ROWS:
             self._send()
 
