@@ -177,6 +177,31 @@ def test_kakomimasu_and_chaser_games_replayed_by_workers_give_the_same_tables(tm
     assert again.ingested == 0 and table_snapshot(tmp_path / "n.duckdb") == table_snapshot(tmp_path / "1.duckdb")
 
 
+def test_ctrl_c_while_a_worker_starts_is_raised_once_the_worker_is_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a start cut in half leaves a child that reads its set-up after the ingest cleaned it up
+    # and prints a traceback; the signal waits for the submit (which may start a worker)
+    import signal
+    from concurrent.futures import ProcessPoolExecutor
+
+    submitted = []
+    real_submit = ProcessPoolExecutor.submit
+
+    def submit(self: ProcessPoolExecutor, fn: Any, /, *args: Any) -> Any:
+        signal.raise_signal(signal.SIGINT)  # Ctrl-C in the middle of starting a worker
+        submitted.append(real_submit(self, fn, *args))
+        return submitted[-1]
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", submit)
+    pool = rounds.RoundPool(1)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            pool.call(os.getpid)
+        assert len(submitted) == 1 and submitted[0].result(timeout=60) != os.getpid()  # the worker ran it
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        pool.close()
+
+
 def test_upload_jobs_leave_a_core_to_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
     from loaders.upload_job import upload_jobs
 
