@@ -20,6 +20,7 @@ from typing import Any, Protocol
 import queries
 from kifu import __version__
 from loaders import algori, chaser, kakomimasu
+from loaders.interrupts import signals_held
 from loaders.rounds import ROUNDS_PER_TASK, RoundPool
 from loaders.sources import Record, SourceError
 from loaders.store import Store
@@ -146,12 +147,13 @@ def ingest(
             _write_run(con, store, report, sources, started)
             con.execute("commit")
         except BaseException:
-            try:
-                if store is not None:
-                    store.close(discard=True)  # no insert may run beside the rollback
-                con.execute("rollback")
-            except Exception:  # noqa: BLE001 - the connection may already be gone
-                pass
+            with signals_held():  # a second Ctrl-C waits: no insert may run beside the rollback
+                try:
+                    if store is not None:
+                        store.close(discard=True)
+                    con.execute("rollback")
+                except Exception:  # noqa: BLE001 - the connection may already be gone
+                    pass
             raise
     finally:
         if pool is not None:

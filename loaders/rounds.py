@@ -37,14 +37,14 @@ import threading
 import time
 import types
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from loaders.interrupts import signals_held
 from rules.uno.replay import MatchReplay
 from rules.uno.rounds import CarryScan, snapshot
 
@@ -125,27 +125,6 @@ def _group(out: dict[str, list[tuple[Any, ...]]], rows: Iterable[tuple[str, tupl
         out.setdefault(table, []).append(row)
 
 
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """Ctrl-C and SIGTERM held back until the block is done, then delivered.
-
-    Starting a worker is not to be interrupted half way: a child forked but not yet known to the
-    pool reads its set-up (queues, locks) after this process has cleaned them up, and fails with
-    a traceback on the terminal.  Outside the main thread (where handlers cannot be set) a no-op."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list[int] = []
-    previous = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, signal.SIG_DFL if handler is None else handler)  # None: set outside Python
-        if held:
-            signal.raise_signal(held[0])  # to the handler this process had: Ctrl-C → KeyboardInterrupt
-
-
 def _watch_parent(pid: int) -> None:
     """Worker start-up: Ctrl-C is the ingest process's to handle (it stops the workers); exit as
     soon as the ingest process is gone (killed), rather than linger with its work."""
@@ -195,7 +174,7 @@ class RoundPool:
 
     def _submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         # a submit may start a worker: not to be cut in half by Ctrl-C or SIGTERM
-        with _signals_held():
+        with signals_held():
             return self._start().submit(fn, *args)
 
     @property

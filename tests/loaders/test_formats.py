@@ -311,6 +311,36 @@ def test_an_insert_failing_in_the_writer_thread_fails_the_run_and_changes_nothin
     assert table_snapshot(db, exclude=()) == before
 
 
+def test_a_second_ctrl_c_waits_for_the_writer_thread_and_the_rollback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C, then Ctrl-C again while the run is being rolled back: the writer thread is stopped
+    and the rollback made before the second one is raised; the database is as it was."""
+    import signal
+
+    from loaders import store
+
+    db = tmp_path / "k.duckdb"
+    ingest(db, BASE)
+    before = table_snapshot(db, exclude=())
+    stopped: list[bool] = []
+    real_close = store.Store.close
+
+    def interrupted_flush(self: Any) -> None:
+        raise KeyboardInterrupt
+
+    def close(self: Any, *, discard: bool = False) -> None:
+        if discard:
+            signal.raise_signal(signal.SIGINT)  # the second Ctrl-C, while the writer is being stopped
+        real_close(self, discard=discard)
+        stopped.append(discard)
+
+    monkeypatch.setattr(store.Store, "flush", interrupted_flush)
+    monkeypatch.setattr(store.Store, "close", close)
+    with pytest.raises(KeyboardInterrupt):
+        ingest(db, fixture_path("misbehave_bind2_40"))
+    assert stopped == [True] and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert table_snapshot(db, exclude=()) == before
+
+
 def test_gzip_of_stored_fixture_has_extended_json(tmp_path: Path) -> None:
     with gzip.open(fixture_path("speciallogic_timeout_probe_2", "stored"), "rb") as f:
         first = json.loads(f.readline())
