@@ -76,7 +76,14 @@ def pages(db: Path, match: str, rounds: int, repeat: int = 20) -> None:
     con.close()
 
     os.environ["KIFU_DB"] = str(db)
+    import logging
+
     from streamlit.testing.v1 import AppTest
+
+    # AppTest runs pages outside a server: Streamlit warns of the missing server context on every
+    # run (a filter, because Streamlit resets its loggers' levels when it reads its config)
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
+        lambda record: "missing ScriptRunContext" not in record.getMessage())
 
     print("\nfull page run (AppTest, server side)   p50 ms   p95 ms")
     names = ["matches", "round_browser", "penalties", "challenges", "special_logic", "violations", "players",
