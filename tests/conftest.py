@@ -96,6 +96,18 @@ def query(db: Path, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
         con.close()
 
 
+def damage(lines: list[bytes], op: str, i: int) -> None:
+    """One log gap, in place: line ``i`` (modulo the length) lost (``drop``), written twice
+    (``dup``) or swapped with the next (``swap``)."""
+    i %= len(lines)
+    if op == "drop":
+        del lines[i]
+    elif op == "dup":
+        lines.insert(i, lines[i])
+    elif op == "swap" and i + 1 < len(lines):
+        lines[i], lines[i + 1] = lines[i + 1], lines[i]
+
+
 def write_lines(path: Path, lines: list[bytes], *, gz: bool = False) -> Path:
     data = b"\n".join(lines) + b"\n"
     if gz:

@@ -23,7 +23,7 @@ import queries
 from kifu.cli import main
 from loaders.pipeline import ingest as ingest_sources
 from loaders.pipeline import open_sources
-from tests.conftest import REPO, SAMPLE, SHARED, ingest, query, read_lines, table_snapshot, write_lines
+from tests.conftest import REPO, SAMPLE, SHARED, damage, ingest, query, read_lines, table_snapshot, write_lines
 
 BASE = REPO / "tests" / "data" / "probe_head.jsonl"
 TRIED: dict[str, int] = {"files": 0, "records": 0}
@@ -99,16 +99,12 @@ def test_real_log_reordered_duplicated_and_gapped(tmp_path: Path, edits: list[tu
     lines = read_lines(BASE)
     for op, i in edits:
         i %= len(lines)
-        if op == "drop":
-            del lines[i]
-        elif op == "dup":
-            lines.insert(i, lines[i])
-        elif op == "swap" and i + 1 < len(lines):
-            lines[i], lines[i + 1] = lines[i + 1], lines[i]
-        elif op == "shift_round":
+        if op == "shift_round":
             lines[i] = lines[i].replace(b'"turn":1,', b'"turn":3,')
         elif op == "latin1":
             lines[i] = lines[i].replace(b"speciallogic", "spécial".encode("latin-1"))
+        else:
+            damage(lines, op, i)
         if not lines:
             break
     _ingest_file(tmp_path, b"\n".join(lines) + b"\n")

@@ -19,7 +19,7 @@ from loaders import rounds
 from loaders.rounds import decode, encode
 from rules.uno.rounds import CarryScan
 from rules.uno.state import frozen
-from tests.conftest import FIXTURES, MATCHES, REPO, SAMPLE, SHARED, read_lines, table_snapshot, write_lines
+from tests.conftest import FIXTURES, MATCHES, REPO, SAMPLE, SHARED, damage, read_lines, table_snapshot, write_lines
 
 DATA = REPO / "tests" / "data"
 
@@ -146,13 +146,7 @@ def test_a_damaged_log_gives_the_same_tables_with_workers(tmp_path: Path, edits:
     """Lost, repeated and swapped lines (gaps the replay reports) anywhere, batch edges included."""
     lines = read_lines(SAMPLE)
     for op, i in edits:
-        i %= len(lines)
-        if op == "drop":
-            del lines[i]
-        elif op == "dup":
-            lines.insert(i, lines[i])
-        elif i + 1 < len(lines):
-            lines[i], lines[i + 1] = lines[i + 1], lines[i]
+        damage(lines, op, i)
     path = write_lines(tmp_path / "damaged.jsonl", lines)
     dbs = [tmp_path / "1.duckdb", tmp_path / "2.duckdb"]
     try:
