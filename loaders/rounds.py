@@ -155,9 +155,11 @@ class RoundPool:
 
     def _start(self) -> ProcessPoolExecutor:
         if self._executor is None:
-            # forkserver: workers do not inherit this process's DuckDB threads and locks
+            # forkserver: workers do not inherit this process's DuckDB threads and locks. pandas is
+            # preloaded because pyarrow imports it on its first conversion of Python objects, which
+            # would otherwise cost every worker ~0.27 CPU-s in its first batch.
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["loaders.rounds", "loaders.algori", "loaders.store"])
+            ctx.set_forkserver_preload(["loaders.rounds", "loaders.algori", "loaders.store", "pandas"])
             self._executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_watch_parent,
                                                  initargs=(os.getpid(),))  # fmt: skip
         return self._executor

@@ -196,6 +196,22 @@ def test_ctrl_c_while_a_worker_starts_is_raised_once_the_worker_is_known(monkeyp
         pool.close()
 
 
+def _loaded(name: str) -> bool:
+    import sys
+
+    return name in sys.modules
+
+
+def test_workers_start_with_pandas_loaded_for_pyarrow() -> None:
+    # pyarrow imports pandas on its first conversion of Python objects (~0.27 CPU-s); the
+    # forkserver loads it once, instead of every worker in its first batch
+    pool = rounds.RoundPool(1)
+    try:
+        assert pool.call(_loaded, "pandas").result(timeout=60) is True
+    finally:
+        pool.close()
+
+
 def test_upload_jobs_leave_a_core_to_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
     from loaders.upload_job import upload_jobs
 
