@@ -8,7 +8,9 @@
 2. A 1,000-round match (the fixture's real rounds repeated): its orjson floor and `kifu ingest`
    with `--jobs 1` and with every core — wall time and ratio to the floor, CPU seconds of the
    ingest process, of its main thread and of its workers, peak RSS, database size — and a
-   projection for 8 and 32 cores from those CPU seconds.
+   projection for 8 and 32 cores from those CPU seconds; and the storage floor: DuckDB alone
+   inserting the finished tables of that match into an empty database, in the ingest's flushes
+   (what no faster replay can remove with this schema).
 3. Page queries on the 10-match database: p50/p95 of the round browser (open a round, step a
    turn), the matches page and the penalties page; then every page (its queries and its full
    server-side run) on the 1,000-round match.
@@ -85,6 +87,36 @@ def kifu(paths: list[Path], db: Path, jobs: int = 1) -> Run:
                int(out[7]), int(out[8]))  # fmt: skip
 
 
+def storage_floor(done: Path, empty: Path) -> tuple[float, float]:
+    """(wall s, CPU s of this process) for DuckDB to insert the match tables of ``done`` into a
+    new database, in flushes of the ingest's size, as one transaction (commit and checkpoint
+    included) — the part of an ingest no replay speed-up can remove with this schema."""
+    import duckdb
+
+    import queries
+    from loaders.store import FLUSH_ROWS, MATCH_TABLES
+
+    with duckdb.connect(str(done), read_only=True) as src:
+        data = {t: src.sql(f"select * from {t}").to_arrow_table() for t in MATCH_TABLES}
+    con = duckdb.connect(str(empty))
+    queries.apply_schema(con)
+    con.execute(f"set memory_limit = '{os.environ.get('KIFU_MEMORY_LIMIT', '256MB')}'")
+    con.execute("checkpoint")
+    wall, cpu = time.perf_counter(), os.times()
+    con.execute("begin")
+    for off in range(0, max(a.num_rows for a in data.values()), FLUSH_ROWS):
+        for table, arrow in data.items():
+            if off < arrow.num_rows:
+                con.register("flush", arrow.slice(off, FLUSH_ROWS))
+                con.execute(f"insert into {table} by name select * from flush")
+                con.unregister("flush")
+    con.execute("commit")
+    con.execute("checkpoint")
+    now = os.times()
+    con.close()
+    return time.perf_counter() - wall, now.user + now.system - cpu.user - cpu.system
+
+
 def db_bytes(db: Path) -> int:
     return sum(p.stat().st_size for p in (db, db.with_name(db.name + ".wal")) if p.exists())
 
@@ -145,6 +177,9 @@ def main() -> None:
         for p in (2, 8, 32):
             est = max(par.main_cpu, (par.cpu + par.worker_cpu) / p)
             print(f"    {p:>2} cores: {est:6.1f} s = {est / t_floor:5.1f} × floor")
+        s_wall, s_cpu = storage_floor(long_db, tmpd / "storage-floor.duckdb")
+        print(f"  storage floor (DuckDB alone inserting the finished tables, flushes of the ingest's size): "
+              f"{s_wall:.2f} s = {s_wall / t_floor:.1f} × floor, {s_cpu:.2f} CPU s")  # fmt: skip
 
         import duckdb
 
