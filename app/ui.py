@@ -20,7 +20,7 @@ import pandas as pd
 import streamlit as st
 
 import queries
-from app import i18n
+from app import i18n, replayer
 from app.i18n import N_, _
 from queries import dashboard as q
 
@@ -315,6 +315,42 @@ def selected_game(con: Any, fetch: Any, hint: str) -> tuple[str, dict[str, Any]]
         st.info(_(hint))
         st.stop()
     return str(match), info
+
+
+def replayed(parse: Any, records: Any, errors: tuple[type[Exception], ...]) -> Any:
+    """A game's log parsed from its stored records, or why it cannot be replayed, and stop."""
+    try:
+        return parse(records)
+    except errors as exc:
+        st.error(_("The stored game cannot be replayed: {reason}").format(reason=str(exc)))
+        st.stop()
+
+
+def url_position(prefix: str, match: str, param: str) -> tuple[int | None, int]:
+    """The position the URL's ``param`` names, and the replayer's jump token: a new token when
+    that position is not the one the replayer showed last (a link or a typed URL moves the board)."""
+    state = st.session_state
+    at = num(st.query_params.get(param))
+    token = state.setdefault(f"{prefix}.token", 0)
+    if at is not None and at != state.get(f"{prefix}.{param}.{match}"):
+        state[f"{prefix}.token"] = token = token + 1
+    return at, token
+
+
+def follow_replayer(prefix: str, match: str, param: str, at: int | None) -> None:
+    """The position the replayer shows, kept and put in the URL (a link to this moment)."""
+    if at is not None:
+        st.session_state[f"{prefix}.{param}.{match}"] = at
+        st.query_params[param] = str(at)
+
+
+def download_game(payload: dict[str, Any], prefix: str, match: str, title: str) -> None:
+    """The game's replayer as one HTML file to download."""
+    st.download_button(
+        _("Download this game as one HTML file"), key=f"{prefix}.download", icon=":material/download:",
+        data=replayer.standalone_html(payload, title=title, lang=i18n.current()),
+        file_name=f"kifu-{match.replace(':', '-')}.html", mime="text/html",
+    )  # fmt: skip
 
 
 def names_of(con: Any, match: str) -> dict[str, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import i18n, kakomimasu, replayer, ui
+from app import kakomimasu, replayer, ui
 from app.i18n import _
 from queries import dashboard as q
 from rules.kakomimasu.game import GameLogError
@@ -17,16 +17,8 @@ if info.get("width") is None or info.get("width") != info.get("width"):
     st.stop()
 names = ui.names_of(con, match)
 with st.spinner(_("Replaying the game…")):
-    try:
-        game = kakomimasu.parse(q.match_records(con, match))
-    except (GameLogError, ValueError) as exc:
-        st.error(_("The stored game cannot be replayed: {reason}").format(reason=str(exc)))
-        st.stop()
-    state = st.session_state
-    turn = ui.num(st.query_params.get("turn"))
-    token = state.setdefault("km.token", 0)
-    if turn is not None and turn != state.get(f"km.turn.{match}"):  # a link or a typed URL moves the board
-        state["km.token"] = token = token + 1
+    game = ui.replayed(kakomimasu.parse, q.match_records(con, match), (GameLogError, ValueError))
+    turn, token = ui.url_position("km", match, "turn")
     payload = kakomimasu.game_payload(game, match=match, names=names, jump_turn=turn, token=token)
 
 size = f"{info['width']}×{info['height']}"
@@ -35,13 +27,6 @@ st.caption(_("{board} · {agents} agents per team · {turns} of {total} turns ·
     board=f"{ui.md(board)} · {size}" if board else size, agents=info["n_agent"], turns=info["turns_logged"],
     total=info.get("total_turn") or "?", fill=_(kakomimasu.FILLS.get(info.get("area_fill"), "—"))))  # fmt: skip
 board = board or size
-seq = replayer.show(payload, key=f"km.replayer.{match}")
-if seq is not None:
-    state[f"km.turn.{match}"] = seq
-    st.query_params["turn"] = str(seq)
+ui.follow_replayer("km", match, "turn", replayer.show(payload, key=f"km.replayer.{match}"))
 st.caption(_("←/→ step, Home/End jump; hover a cell, an agent or an action for details. Failed actions are drawn in red and dashed, with the reason."))
-st.download_button(
-    _("Download this game as one HTML file"), key="km.download", icon=":material/download:",
-    data=replayer.standalone_html(payload, title=f"Kifu · {board} · {match}", lang=i18n.current()),
-    file_name=f"kifu-{match.replace(':', '-')}.html", mime="text/html",
-)  # fmt: skip
+ui.download_game(payload, "km", match, f"Kifu · {board} · {match}")
