@@ -54,10 +54,11 @@ def ingest_swapped(sources: list[Any], db: str | Path, *, waiting: Callable[[str
     tmp = db.with_name(db.name + ".ingest.tmp")
     if db.exists():
         _check_usable(db)
-    leftovers = (tmp, tmp.with_name(tmp.name + ".wal"))
+    # the copy, its WAL and DuckDB's spill folder (``<file>.tmp``), all left behind by a killed run
+    leftovers = (tmp, tmp.with_name(tmp.name + ".wal"), tmp.with_name(tmp.name + ".tmp"))
     with db_lock(db, waiting):
         for leftover in leftovers:
-            leftover.unlink(missing_ok=True)
+            _remove(leftover)
         try:
             if db.exists():
                 shutil.copy2(db, tmp)
@@ -71,9 +72,17 @@ def ingest_swapped(sources: list[Any], db: str | Path, *, waiting: Callable[[str
             raise DatabaseError(problem) from None
         finally:
             for leftover in leftovers:
-                leftover.unlink(missing_ok=True)
+                _remove(leftover)
     report.db = str(db)
     return report
+
+
+def _remove(path: Path) -> None:
+    """Delete a file or a folder of ours (a symlink is removed, never followed)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)

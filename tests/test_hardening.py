@@ -193,14 +193,29 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     return _big_log(tmp_path_factory.mktemp("big"))
 
 
-@pytest.mark.parametrize("delay", [0.5, 3.0, 7.0])
-def test_sigkill_mid_ingest_leaves_the_database_as_it_was(tmp_path: Path, big: list[Path], delay: float) -> None:
+def _ingest_cli(paths: list[Path], db: Path, **kw: Any) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "kifu.cli", "ingest", *map(str, paths), "--db", str(db), "--no-progress"],
+                            cwd=REPO, **kw)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def big_seconds(big: list[Path], tmp_path_factory: pytest.TempPathFactory) -> float:
+    """How long a whole ingest of ``big`` takes on this machine, now (a kill point is a share of it)."""
+    db = tmp_path_factory.mktemp("timing") / "kifu.duckdb"
+    assert main(["ingest", str(SAMPLE), "--db", str(db), "--no-progress"]) == 0
+    start = time.perf_counter()
+    assert _ingest_cli(big, db, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).wait() == 0
+    return time.perf_counter() - start
+
+
+@pytest.mark.parametrize("share", [0.05, 0.4, 0.75])  # early, mid-run, late (the last inserts, the commit)
+def test_sigkill_mid_ingest_leaves_the_database_as_it_was(tmp_path: Path, big: list[Path], big_seconds: float,
+                                                          share: float) -> None:  # fmt: skip
     db = tmp_path / "kifu.duckdb"
     assert main(["ingest", str(SAMPLE), "--db", str(db), "--no-progress"]) == 0
     before_bytes, before_rows = _digest(db), table_snapshot(db, exclude=())
-    proc = subprocess.Popen([sys.executable, "-m", "kifu.cli", "ingest", *map(str, big), "--db", str(db), "--no-progress"],
-                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    time.sleep(delay)
+    proc = _ingest_cli(big, db, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(share * big_seconds)
     assert proc.poll() is None, "the ingest finished before it could be killed; use a bigger input"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -216,8 +231,7 @@ def test_sigterm_mid_ingest_cleans_up(tmp_path: Path, big: list[Path]) -> None:
     db = tmp_path / "kifu.duckdb"
     assert main(["ingest", str(SAMPLE), "--db", str(db), "--no-progress"]) == 0
     before = _digest(db)
-    proc = subprocess.Popen([sys.executable, "-m", "kifu.cli", "ingest", *map(str, big), "--db", str(db), "--no-progress"],
-                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = _ingest_cli(big, db, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     while not list(tmp_path.glob("*.ingest.tmp")) and time.time() < deadline:  # the copy is being written
         time.sleep(0.05)
@@ -227,6 +241,22 @@ def test_sigterm_mid_ingest_cleans_up(tmp_path: Path, big: list[Path]) -> None:
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "interrupted; the database is unchanged" in err and "Traceback" not in err
     assert _digest(db) == before
+    assert not list(tmp_path.glob("*.ingest.tmp*"))
+
+
+def test_the_next_run_removes_what_a_killed_run_left(tmp_path: Path) -> None:
+    """A run killed late leaves its copy, the copy's WAL and DuckDB's spill folder beside the database."""
+    db = tmp_path / "kifu.duckdb"
+    assert main(["ingest", str(SAMPLE), "--db", str(db), "--no-progress"]) == 0
+    before = table_snapshot(db)
+    copy = tmp_path / "kifu.duckdb.ingest.tmp"
+    copy.write_bytes(b"half a database")
+    (tmp_path / "kifu.duckdb.ingest.tmp.wal").write_bytes(b"half a log")
+    spill = tmp_path / "kifu.duckdb.ingest.tmp.tmp"
+    spill.mkdir()
+    (spill / "duckdb_temp_storage_S32K-0.tmp").write_bytes(b"\0" * 4096)
+    assert main(["ingest", str(SAMPLE), "--db", str(db), "--no-progress"]) == 0  # a no-op on the data
+    assert table_snapshot(db) == before
     assert not list(tmp_path.glob("*.ingest.tmp*"))
 
 
