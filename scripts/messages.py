@@ -4,13 +4,17 @@ Writes ``app/locale/kifu.pot`` from every ``_()``/``N_()``/``ngettext()`` in ``a
 validator's check titles (``rules/uno/catalog.py``, shown translated on the Japanese pages), and
 merges it into each ``app/locale/<lang>/LC_MESSAGES/kifu.po`` (new messages untranslated, old
 ones marked obsolete).  ``--check`` changes nothing and exits 1 when a catalog is out of date
-or has an untranslated message.
+or has an untranslated message.  ``--ja FILE.json`` also fills in Japanese translations from a JSON
+object (English message -> Japanese), the way to add translations from a script; the catalogs are
+rewritten under a lock file, so two runs at once do not lose each other's changes.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import io
+import json
 import sys
 from pathlib import Path
 
@@ -49,7 +53,15 @@ def _dump(catalog: Catalog) -> bytes:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="change nothing; exit 1 when a catalog is out of date")
+    ap.add_argument("--ja", type=Path, help="JSON object of English message -> Japanese translation to fill in")
     args = ap.parse_args()
+    added = json.loads(args.ja.read_text(encoding="utf-8")) if args.ja else {}
+    with (LOCALE_DIR / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _update(args.check, added)
+
+
+def _update(check: bool, added: dict[str, str]) -> int:
     pot = template()
     problems = []
     pot_file = LOCALE_DIR / f"{DOMAIN}.pot"
@@ -63,16 +75,21 @@ def main() -> int:
         else:
             po = Catalog(locale=lang, domain=DOMAIN, project="Kifu", charset="utf-8")
         po.update(pot, no_fuzzy_matching=True)
+        if lang == "ja":
+            for msgid, msgstr in added.items():
+                if msgid in po:
+                    po[msgid].string = msgstr
+                    po[msgid].flags.discard("fuzzy")
         missing = [m.id for m in po if m.id and (not m.string or m.fuzzy)]
         if missing:
             problems.append(f"{path.relative_to(ROOT)}: {len(missing)} untranslated, e.g. {missing[:3]}")
-        if not args.check:
+        if not check:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(_dump(po))
-    if not args.check:
+    if not check:
         pot_file.write_bytes(_dump(pot))
     print(f"{len(pot)} messages", *problems, sep="\n")
-    return 1 if problems and args.check else 0
+    return 1 if problems and check else 0
 
 
 if __name__ == "__main__":

@@ -13,9 +13,10 @@ import duckdb
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-# ``KIFU_SHARED`` points the tests at another shared/ folder (``.ci/run`` sets it to a missing
-# one to prove that the suite is green, with skip reasons, on a checkout without shared/).
-SHARED = Path(os.environ.get("KIFU_SHARED") or REPO.parent / "shared")
+# The real logs the tests replay live in the repository, under ``tests/fixtures/`` (where each came
+# from: tests/fixtures/README.md).  ``KIFU_FIXTURES_HOME`` points the tests at another folder that
+# holds a ``fixtures/`` tree; a missing one makes every fixture test skip, saying why.
+SHARED = Path(os.environ.get("KIFU_FIXTURES_HOME") or REPO / "tests")
 FIXTURES = SHARED / "fixtures" / "algori-2023"
 SAMPLE = REPO / "samples" / "misbehave_bind2_40.download.jsonl.gz"
 
@@ -31,10 +32,20 @@ MATCHES = [
 SMALL_MATCHES = [m for m in MATCHES if m not in ("demo4_skipbind2_300",)]
 
 
+def mixed_sources() -> list[Path]:
+    """Every real log in the repository: all three games, 30-odd matches (the page sweep's "mixed" database)."""
+    sources = [SAMPLE, *sorted(FIXTURES.glob("*.download.jsonl.gz")), SHARED / "fixtures" / "kakomimasu",
+               SHARED / "fixtures" / "chaser", REPO / "tests" / "data" / "kakomimasu", REPO / "tests" / "data" / "chaser"]
+    missing = [p for p in sources if not p.exists()]
+    if missing:
+        pytest.skip(f"real logs not found at {missing[0]} (tests/fixtures/ is part of the repository: is the checkout complete?)")
+    return sources
+
+
 def fixture_path(match: str, kind: str = "download") -> Path:
     path = FIXTURES / f"{match}.{kind}.jsonl.gz"
     if not path.exists():
-        pytest.skip(f"real dealer fixtures not found at {FIXTURES} (shared/ must sit beside the checkout)")
+        pytest.skip(f"real dealer fixtures not found at {FIXTURES} (tests/fixtures/ is part of the repository: is the checkout complete?)")
     return path
 
 

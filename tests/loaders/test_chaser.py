@@ -109,7 +109,7 @@ def test_three_games_in_one_database(tmp_path: Path) -> None:
 
 def test_the_fixture_folder_loads_without_issues_or_inconsistencies(tmp_path: Path) -> None:
     if not CFIX.exists():
-        pytest.skip(f"CHaser fixtures not found at {CFIX} (shared/ must sit beside the checkout)")
+        pytest.skip(f"CHaser fixtures not found at {CFIX} (tests/fixtures/ is part of the repository: is the checkout complete?)")
     db = tmp_path / "c.duckdb"
     report = ingest(db, CFIX)
     assert report.quarantined == 0 and consistency(db) == 0

@@ -170,7 +170,7 @@ def test_boards_name_the_games_board(tmp_path: Path) -> None:
 
 def test_the_fixture_folder_loads_without_issues_or_inconsistencies(tmp_path: Path) -> None:
     if not KFIX.exists():
-        pytest.skip(f"Kakomimasu fixtures not found at {KFIX} (shared/ must sit beside the checkout)")
+        pytest.skip(f"Kakomimasu fixtures not found at {KFIX} (tests/fixtures/ is part of the repository: is the checkout complete?)")
     db = tmp_path / "k.duckdb"
     report = ingest(db, KFIX)
     assert report.quarantined == 0

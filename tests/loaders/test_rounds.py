@@ -41,7 +41,7 @@ def test_four_workers_write_the_tables_one_process_writes(tmp_path: Path) -> Non
 def test_every_fixture_log_gives_the_same_tables_with_workers(tmp_path: Path) -> None:
     paths = [FIXTURES / f"{m}.{kind}.jsonl.gz" for m in MATCHES for kind in ("download", "stored")]
     if not all(p.exists() for p in paths):
-        pytest.skip(f"real dealer fixtures not found at {FIXTURES} (shared/ must sit beside the checkout)")
+        pytest.skip(f"real dealer fixtures not found at {FIXTURES} (tests/fixtures/ is part of the repository: is the checkout complete?)")
     one = _ingest(tmp_path / "1.duckdb", paths)
     many = _ingest(tmp_path / "n.duckdb", paths, jobs=4, rounds_per_task=2)
     assert many.batches > 200 and many.replayed_again == 0

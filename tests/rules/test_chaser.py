@@ -109,7 +109,7 @@ def test_bundled_logs_replay_exactly() -> None:
 def test_every_fixture_log_is_explained(name: str) -> None:
     path = CFIX / "games" / name
     if not path.exists():
-        pytest.skip(f"CHaser fixtures not found at {CFIX} (shared/ must sit beside the checkout)")
+        pytest.skip(f"CHaser fixtures not found at {CFIX} (tests/fixtures/ is part of the repository: is the checkout complete?)")
     index = {Path(d["file"]).name: d for d in json.loads((CFIX / "games" / "index.json").read_text())}[name]
     log = read(path)
     found, s = findings(log)
@@ -131,7 +131,7 @@ def test_every_fixture_log_is_explained(name: str) -> None:
 def test_every_fixture_map_reads() -> None:
     maps = sorted((CFIX / "maps").glob("*.map")) if (CFIX / "maps").exists() else []
     if not maps:
-        pytest.skip(f"CHaser fixtures not found at {CFIX} (shared/ must sit beside the checkout)")
+        pytest.skip(f"CHaser fixtures not found at {CFIX} (tests/fixtures/ is part of the repository: is the checkout complete?)")
     for path in maps:
         m = parse_map(decode(path.read_bytes()).splitlines())
         assert (m.width, m.height) == (15, 17) and m.turns and m.name == path.stem
@@ -252,7 +252,7 @@ def test_every_check_is_documented_with_its_rule() -> None:
 def test_a_player_who_stopped_answering_is_reported() -> None:
     path = CFIX / "games" / "log[20261122050156].txt"
     if not path.exists():
-        pytest.skip(f"CHaser fixtures not found at {CFIX} (shared/ must sit beside the checkout)")
+        pytest.skip(f"CHaser fixtures not found at {CFIX} (tests/fixtures/ is part of the repository: is the checkout complete?)")
     found, s = findings(read(path))
     v = first(found, "chaser-no-response")
     assert (v.player, s.end_kind, s.winner) == ("HOT", "no-response", "COOL")

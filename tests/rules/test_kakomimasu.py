@@ -33,7 +33,7 @@ def load(path: Path) -> Any:
 def shared(rel: str) -> Path:
     path = KFIX / rel
     if not path.exists():
-        pytest.skip(f"Kakomimasu fixtures not found at {KFIX} (shared/ must sit beside the checkout)")
+        pytest.skip(f"Kakomimasu fixtures not found at {KFIX} (tests/fixtures/ is part of the repository: is the checkout complete?)")
     return path
 
 
