@@ -35,19 +35,28 @@ def esc(text: Any) -> str:
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>$~:])")
 
 
+#: Where Streamlit's Markdown would turn text into a link (``https://…``, ``www.…``, ``a@b.c``), even
+#: escaped or inside a code span: a word joiner (U+2060, invisible) goes in, so a URL in a bot's name
+#: stays text.
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z])(?=://)|(?<=www)(?=\.)|(?=@)")
+
+
+def _printable(text: Any) -> str:
+    """Control characters and line breaks as spaces, and no autolink."""
+    s = "".join(ch if ch.isprintable() else " " for ch in ("" if text is None else str(text)))
+    return _AUTOLINK.sub("\u2060", s)
+
+
 def md(text: Any) -> str:
     """Untrusted text (bot, dealer, file names) inside Markdown: every character Streamlit's
     Markdown, KaTeX (``$``), colour/emoji shortcodes (``:red[…]``) or HTML would act on, escaped;
-    control characters and line breaks become spaces."""
-    s = "" if text is None else str(text)
-    s = "".join(ch if ch.isprintable() else " " for ch in s)
-    return _MD_SPECIAL.sub(r"\\\1", s)
+    control characters and line breaks become spaces; URLs and e-mail addresses stay text."""
+    return _MD_SPECIAL.sub(r"\\\1", _printable(text))
 
 
 def code(text: Any) -> str:
     """Untrusted text as a Markdown code span (literal inside; backticks and control characters replaced)."""
-    s = "".join(ch if ch.isprintable() else " " for ch in ("" if text is None else str(text)))
-    return "`" + s.replace("`", "'") + "`"
+    return "`" + _printable(text).replace("`", "'") + "`"
 
 
 def num(value: Any, default: int | None = None) -> int | None:
@@ -200,7 +209,7 @@ def connect() -> Db | None:
 def require_data() -> Db:
     """The connection, or an empty-state message and stop."""
     con = connect()
-    if con is None or q.match_list(con).empty:
+    if con is None or not q.games_present(con):
         st.info(_("No data yet in {name} — ingest a log ({command}) or upload one on the **Upload** page.").format(
             name=code(db_path().name), command=code(f"kifu ingest LOG --db {db_path().name}")))  # fmt: skip
         st.stop()
@@ -247,32 +256,127 @@ def match_key(game: str | None) -> str:
     return "filter.match" if game in (None, "algori-uno") else f"filter.match.{game}"
 
 
+#: The games in the order the dashboard lists them (Matches page, sidebar picker, default match: the first present).
+GAME_ORDER = ("algori-uno", "kakomimasu", "chaser")
+GAME_NAMES = {"algori-uno": N_("ALGORI UNO"), "kakomimasu": N_("Kakomimasu"), "chaser": N_("CHaser")}
+#: Each game's main page: where a click on one of its matches goes (ALGORI: the Matches page shows it).
+GAME_PAGES = {"algori-uno": "app_pages/matches.py", "kakomimasu": "app_pages/kakomimasu_board.py",
+              "chaser": "app_pages/chaser_board.py"}  # fmt: skip
+
+
+def game_name(game: Any) -> str:
+    return _(GAME_NAMES[game]) if game in GAME_NAMES else str(game)
+
+
+def games_in_order(games: Any) -> list[str]:
+    present = {str(g) for g in games}
+    return [g for g in GAME_ORDER if g in present] + sorted(present - set(GAME_ORDER))
+
+
+def match_labels(matches: Any) -> dict[str, str]:
+    """Picker labels a person can tell apart: name · board or length · date · short code (no game: the picker is one game's)."""
+    out: dict[str, str] = {}
+    for r in matches.itertuples(index=False):
+        when = r.started_at.strftime("%Y-%m-%d %H:%M") if pd.notna(r.started_at) else "?"
+        name = r.name if isinstance(r.name, str) and r.name else game_name(r.game)
+        n = num(r.rounds_played, 0)
+        if r.game == "algori-uno":
+            parts = [name, _("{n} rounds").format(n=n), when, r.short_id]
+        elif r.game == "kakomimasu":
+            parts = [name, r.board if isinstance(r.board, str) else "?", _("{n} turns").format(n=n), when, r.short_id]
+        else:
+            parts = [name, r.board if isinstance(r.board, str) else "?", when, r.short_id]
+        out[str(r.match_id)] = " · ".join(str(x) for x in parts if x is not None and x == x)
+    return out
+
+
+def _resolve(wanted: str | None, matches: Any) -> str | None:
+    """The match a URL's ``?match=`` names: its id, or an ALGORI dealer code or name (the newest such match)."""
+    if not wanted:
+        return None
+    if wanted in set(matches["match_id"]):
+        return wanted
+    hit = matches[(matches["dealer_code"] == wanted) | (matches["dealer_name"] == wanted)]
+    return str(hit["match_id"].iloc[0]) if not hit.empty else None
+
+
+def shown_game() -> str | None:
+    """The game of the sidebar's match (what shared pages such as Players open on)."""
+    return st.session_state.get("filter.game_shown")
+
+
+def pick_game(con: Db, key: str) -> str:
+    """A page's choice among the games present (Players, Standings): opens on the sidebar's game; shown only
+    when the database holds several games."""
+    present = games_in_order(q.games_present(con))
+    k, last = lkey(key), st.session_state.get(f"{key}:last")
+    if st.session_state.get(k) not in present:  # first visit (the sidebar's game), or the chosen segment clicked off
+        st.session_state[k] = last if last in present else shown_game() if shown_game() in present else present[0]
+    chosen = st.session_state[k]
+    if len(present) > 1:
+        chosen = st.segmented_control(_("Game"), present, key=k, format_func=game_name) or chosen
+    return str(remember(key, chosen))
+
+
 def sidebar_filters(con: Db | None, game: str | None = None) -> None:
     """Match and player pickers shared by every page; both live in the URL (``?match=…&player=…``).
 
-    ``game``: the current page's game (its matches only); None on pages shared by every game.
+    ``game``: the current page's game (its matches only); None on pages shared by every game, where a
+    "Game" picker comes first when the database holds several games.  A ``?match=`` that names no
+    match, or another game's match on a game's page, is never silently replaced: a message says what
+    was asked for and what is shown instead.
     """
     if con is None:
         return
-    matches = q.match_list(con, game)
-    if matches.empty:
+    every = q.match_list(con)
+    if every.empty:
         return
     state = st.session_state
-    key = match_key(game)
+    present = games_in_order(every["game"].unique())
+    game_of = dict(zip(every["match_id"], every["game"], strict=True))
+    asked = st.query_params.get("match")
+    fresh = bool(asked) and asked != state.get("filter.match_url")  # a link or a typed URL
+    wanted = _resolve(asked, every) if fresh else None
+    if game is None:
+        gkey = lkey("filter.game")
+        if wanted is not None:
+            state[gkey] = game_of[wanted]
+        if state.get(gkey) not in present:
+            last = state.get("filter.match_url")
+            state[gkey] = game_of[last] if last in game_of else present[0]
+        if len(present) > 1:
+            counts = every["game"].value_counts()
+            remember("filter.game", st.sidebar.selectbox(_("Game"), present, key=gkey,
+                     format_func=lambda g: f"{game_name(g)} ({int(counts.get(g, 0))})"))  # fmt: skip
+        chosen = state[gkey]
+    else:
+        chosen = game
+    matches = every[every["game"] == chosen]
+    key = match_key(chosen)
     state["filter.match_key"] = key
     ids = list(matches["match_id"])
-    labels = dict(zip(matches["match_id"], matches["label"], strict=True))
-    wanted = st.query_params.get("match")
-    if wanted and wanted not in ids:  # a dealer code or name in the URL
-        hit = matches[(matches["dealer_code"] == wanted) | (matches["dealer_name"] == wanted)]
-        wanted = hit["match_id"].iloc[0] if not hit.empty else None
-    if wanted in ids and wanted != state.get("filter.match_url"):  # a link or a typed URL
+    labels = match_labels(matches)
+    if wanted in ids:
         state[key] = wanted
-    if state.get(key) not in ids:  # first visit of this game's pages: the match last shown, if it is one of them
-        last = state.get("filter.match_url")
-        state[key] = wanted if wanted in ids else last if last in ids else ids[0]
+    if state.get(key) not in ids:  # first visit of this game's matches: the one last shown, else the newest
+        last, mine = state.get("filter.match_url"), state.get(f"filter.last.{chosen}")
+        state[key] = last if last in ids else mine if mine in ids else ids[0]
+    if fresh and wanted not in ids:
+        label = labels.get(state[key], state[key])
+        if wanted is None:
+            st.warning(_("There is no match {asked} in this database — showing {shown} instead.").format(
+                asked=code(asked), shown=md(label)), icon=":material/search_off:")  # fmt: skip
+        else:
+            st.warning(_("{asked} is a {its} match and this page shows {page} matches — showing {shown} instead.").format(
+                asked=code(asked), its=game_name(game_of[wanted]), page=game_name(chosen), shown=md(label)),
+                icon=":material/swap_horiz:")  # fmt: skip
+            st.page_link(GAME_PAGES.get(game_of[wanted], "app_pages/matches.py"), query_params={"match": wanted},
+                         label=_("Open {asked} on its own page").format(asked=game_name(game_of[wanted])),
+                         icon=":material/open_in_new:")  # fmt: skip
     st.sidebar.selectbox(_("Match"), ids, key=key, format_func=lambda m: labels.get(m, m))
     match = state[key]
+    state["filter.game_shown"] = chosen
+    state[f"filter.last.{chosen}"] = match
     names = q.player_names(con, match)
     options = [ALL_PLAYERS, *names]
     url_player = st.query_params.get("player")
@@ -408,12 +512,12 @@ COLUMN_NAMES = {
     "white_wilds": N_("White wilds"), "violations": N_("Errors"), "warnings": N_("Warnings"),
     "challenger_name": N_("Challenger"), "target_name": N_("Target"), "is_challenge": N_("Challenged"),
     "success": N_("Succeeded"), "receiver": N_("Who drew"), "was_bluff": N_("Was a bluff"), "title": N_("Title"),
-    "title_length": N_("Title length"), "players": N_("Players"), "white_wild": N_("White wild"),
+    "title_length": N_("Title length"), "players": N_("Who played"), "white_wild": N_("White wild"),
     "rounds_played": N_("Rounds"), "cause_text": N_("Cause"), "status": N_("Status"), "started_at": N_("Started"), "rank": N_("Rank"),
     "final_score": N_("Final score"), "cards_drawn": N_("Cards drawn"), "success_rate": N_("Success rate"),
     "outcome": N_("Outcome"), "before_event": N_("Event before"), "count": N_("Count"), "check": N_("Check"),
     "actions_over_4s": N_("Actions over 4 s"), "avg_round_score": N_("Average round score"),
-    "challenge_accuracy": N_("Challenge accuracy"), "challenges_won": N_("Challenges won"), "matches": N_("Matches"),
+    "challenge_accuracy": N_("Challenge accuracy"), "challenges_won": N_("Challenges won"), "matches": N_("Matches played"),
     "matches_won": N_("Matches won"), "penalties_per_round": N_("Penalties per round"), "rounds": N_("Rounds"),
     "think_max_ms": N_("Think time max (ms)"), "think_p50_ms": N_("Think time median (ms)"),
     "think_p95_ms": N_("Think time p95 (ms)"), "violations_per_round": N_("Errors per round"),
@@ -429,7 +533,8 @@ COLUMN_NAMES = {
     "items": N_("Items"), "items_per_game": N_("Items per game"), "won_by": N_("Won by"), "lost_by": N_("Lost by"),
     "walks": N_("Walks"), "looks": N_("Looks"), "searches": N_("Searches"), "puts": N_("Puts"),
     "invalid": N_("Invalid actions"), "end_kind": N_("How it ended"), "map": N_("Map"), "side": N_("Side"),
-    "opponent": N_("Opponent"),
+    "opponent": N_("Opponent"), "unfinished": N_("Not finished"), "points_per_game": N_("Points per game"),
+    "failed_rate": N_("Failed share"),
 }  # fmt: skip
 MISSING = "—"
 

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.run import floor as _floor  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures" / "algori-2023"
+FIXTURES = REPO / "tests" / "fixtures" / "algori-2023"
 DEFAULT = FIXTURES / "demo4_skipbind2_300.download.jsonl.gz"
 
 
@@ -52,7 +52,7 @@ def main() -> None:
     paths = [Path(p) for p in sys.argv[1:]] or [DEFAULT]
     for p in paths:
         if not p.exists():
-            sys.exit(f"{p}: not found (the fixtures live in ../shared/fixtures/algori-2023)")
+            sys.exit(f"{p}: not found (the fixtures live in tests/fixtures/algori-2023)")
     print(f"machine: {platform.node()} {platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"input: {', '.join(p.name for p in paths)}")
     t_json = t_orjson = 0.0

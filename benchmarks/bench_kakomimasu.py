@@ -3,7 +3,7 @@ measured in the same run (reading the game's JSON: the parse floor), plus the bo
 and a whole-folder ingest.
 
 Usage:  .venv/bin/python benchmarks/bench_kakomimasu.py [--game PATH] [--repeat 30]
-(default game: ../shared/fixtures/kakomimasu/v1_games/game08_island-4.json, else the bundled copy)
+(default game: tests/fixtures/kakomimasu/v1_games/game08_island-4.json, else the bundled copy)
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from rules.kakomimasu.engine import Action, Board, step  # noqa: E402
 from rules.kakomimasu.game import from_v1  # noqa: E402
 from rules.kakomimasu.replay import judge_all  # noqa: E402
 
-SHARED = REPO.parent / "shared" / "fixtures" / "kakomimasu"
+SHARED = REPO / "tests" / "fixtures" / "kakomimasu"
 DEFAULT = SHARED / "v1_games" / "game08_island-4.json"
 BUNDLED = REPO / "samples" / "kakomimasu_island-4_hanako-vs-a3.json.gz"
 

@@ -16,7 +16,7 @@ import orjson
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-FIXTURES = REPO.parent / "shared" / "fixtures" / "algori-2023"
+FIXTURES = REPO / "tests" / "fixtures" / "algori-2023"
 
 from rules.uno.replay import replay  # noqa: E402
 

@@ -172,7 +172,7 @@ def pct(xs: list[float], p: float) -> float:
 
 def main() -> None:
     if not LARGEST.exists():
-        sys.exit(f"{LARGEST}: not found (the fixtures live in ../shared/fixtures/algori-2023)")
+        sys.exit(f"{LARGEST}: not found (the fixtures live in tests/fixtures/algori-2023)")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{platform.platform(terse=True)}")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures" / "algori-2023"
+FIXTURES = REPO / "tests" / "fixtures" / "algori-2023"
 LARGEST = FIXTURES / "demo4_skipbind2_300.download.jsonl.gz"
 
 
