@@ -36,6 +36,21 @@ END_KINDS = {
     "items": N_("more items at time up"), "draw": N_("draw"), "no-response": N_("no response"),
     "invalid-method": N_("invalid method"), "invalid-direction": N_("invalid direction"), "incomplete": N_("log cut off"),
 }  # fmt: skip
+#: How a game was won, from the winner's side (a bot's "won by" column).
+WON_BY = {
+    "put-on": N_("put a block on the opponent"), "walked-into-block": N_("the opponent walked into a block"),
+    "surrounded-by-opponent": N_("walled the opponent in"), "self-surrounded": N_("the opponent walled itself in"),
+    "items": N_("more items than the opponent at time up"), "no-response": N_("the opponent stopped answering"),
+    "invalid-method": N_("the opponent sent an invalid method"),
+    "invalid-direction": N_("the opponent sent an invalid direction"),
+}  # fmt: skip
+#: How a game was lost, from the loser's side (a bot's "lost by" column).
+LOST_BY = {
+    "put-on": N_("the opponent put a block on it"), "walked-into-block": N_("walked into a block"),
+    "surrounded-by-opponent": N_("walled in by the opponent"), "self-surrounded": N_("walled itself in"),
+    "items": N_("fewer items at time up"), "no-response": N_("stopped answering"),
+    "invalid-method": N_("sent an invalid method"), "invalid-direction": N_("sent an invalid direction"),
+}  # fmt: skip
 RESULTS = {"win": N_("win"), "loss": N_("loss"), "draw": N_("draw")}
 ACTION_WORDS = {"walk": N_("walks"), "look": N_("looks"), "search": N_("searches"), "put": N_("puts a block")}
 DIRECTION_WORDS = {"up": N_("up"), "down": N_("down"), "left": N_("left"), "right": N_("right")}
@@ -58,11 +73,13 @@ def end_sentence(kind: str | None, winner: str | None, loser: str | None, turn: 
                               turn=turn if turn is not None else "—", cool=items[0], hot=items[1])  # fmt: skip
 
 
-def kinds_text(value: Any) -> str | None:
-    """'items, put-on' (end kinds from SQL) in the viewer's words."""
+def kinds_text(value: Any, side: str | None = None) -> str | None:
+    """'items, put-on' (end kinds from SQL) in the viewer's words: from the winner's side
+    (``side="win"``: "the opponent walled itself in"), the loser's (``"loss"``) or neutral."""
     if not isinstance(value, str) or not value:
         return None
-    return ", ".join(_(END_KINDS.get(k.strip(), k.strip())) for k in value.split(","))
+    words = {"win": WON_BY, "loss": LOST_BY}.get(side or "", {})
+    return ", ".join(_(words.get(k.strip()) or END_KINDS.get(k.strip(), k.strip())) for k in value.split(","))
 
 
 def parse(records: list[tuple[int, str]]) -> ChaserLog:

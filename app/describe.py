@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from app import reasons
 from app.i18n import N_, _
 from rules.uno.events import penalty_text
 
@@ -30,19 +31,20 @@ FACES = {"skip": N_("skip"), "reverse": N_("reverse"), "draw_2": N_("draw 2"), "
          "wild_draw_4": N_("wild draw 4"), "wild_shuffle": N_("shuffle wild"), "white_wild": N_("white wild")}  # fmt: skip
 REASONS = {"draw_2": N_("a draw 2"), "wild_draw_4": N_("a wild draw 4"), "skip_bind_2": N_("the white wild's skip-bind"),
            "bind_2": N_("the white wild's bind"), "nothing": N_("no playable card / by choice")}  # fmt: skip
-#: The dealer's error texts with the system spec's own explanation of each.
+#: Every error text the ALGORI dealer writes as a penalty cause, as it writes them (typos included);
+#: ``app.reasons.CAUSE_REASONS`` says each in plain words (a test keeps the two in step).
 DEALER_ERRORS = [
-    N_("Next player invalid."), N_("Can not play card."), N_("Card play is required."), N_("Param card play invalid."),
-    N_("Special card play invalid."), N_("Color card play invalid."), N_("Number card play invalid."),
-    N_("Card play invalid."), N_("Yell uno is required."), N_("Param yell uno invalie."),
-    N_("Card play not exist of player."), N_("Card play invalid with card before."), N_("Color of wild is required."),
-    N_("Color wild is required."), N_("Color wild invalid."), N_("Can not say uno and play card."),
-    N_("Can not play draw card."), N_("Is play card is required."), N_("Param is play card invalie."),
-    N_("Already changed color."), N_("Can not chose color of wild."), N_("Player name is required."),
-    N_("Player name invalid."), N_("Can not pointed not say uno."), N_("Param title invalid."),
-    N_("Special logic title too long."), N_("Did not say uno."), N_("Can not challenge."),
-    N_("Is challenge is required."), N_("Param is challenge invalie."), N_("Already penalized."),
-    N_("Out of target."), N_("Interrupts are restricted."), N_("timeout"),
+    "Next player invalid.", "Can not play card.", "Card play is required.", "Param card play invalid.",
+    "Special card play invalid.", "Color card play invalid.", "Number card play invalid.",
+    "Card play invalid.", "Yell uno is required.", "Param yell uno invalie.",
+    "Card play not exist of player.", "Card play invalid with card before.", "Color of wild is required.",
+    "Color wild is required.", "Color wild invalid.", "Can not say uno and play card.",
+    "Can not play draw card.", "Is play card is required.", "Param is play card invalie.",
+    "Already changed color.", "Can not chose color of wild.", "Player name is required.",
+    "Player name invalid.", "Can not pointed not say uno.", "Param title invalid.",
+    "Special logic title too long.", "Did not say uno.", "Can not challenge.",
+    "Is challenge is required.", "Param is challenge invalie.", "Already penalized.",
+    "Out of target.", "Interrupts are restricted.", "timeout", "color-of-wild timeout",
 ]  # fmt: skip
 #: Events a player sends (the ones a penalty right after can refuse).
 ACTIONS = frozenset({"play-card", "draw-card", "play-draw-card", "challenge", "pointed-not-say-uno",
@@ -93,10 +95,13 @@ def label_words(label: Any) -> str:
 
 
 def cause_words(cause: Any) -> str:
-    """The dealer's error text, with its meaning in Japanese when the viewer reads Japanese."""
+    """A dealer's penalty cause in plain words first, the dealer's own text kept second:
+    'Card does not match the top card (dealer: “Card play invalid with card before.”)'.
+    A text the dealer is not known to write is shown as it is."""
     text = str(cause) if cause is not None else "?"
-    shown = _(text) if text in DEALER_ERRORS else text
-    return shown if shown == text else f"{shown} ({text})"
+    if reasons.cause_reason(text) is None:
+        return text
+    return _("{title} (dealer: “{message}”)").format(title=reasons.cause_title(text), message=text)
 
 
 def describe(row: dict[str, Any], names: dict[str, str], refused_by: str | None = None) -> str:
@@ -182,7 +187,7 @@ def describe(row: dict[str, Any], names: dict[str, str], refused_by: str | None 
     if ev == "shuffle-wild":
         return _("Shuffle wild by {target}: all hands are collected and dealt again.").format(target=target)
     if ev == "penalty":
-        return _("Penalty for {target}: {cause} (+{n} card(s)).").format(
+        return _("Penalty for {target}, +{n} card(s): {cause}").format(
             target=target, cause=cause_words(penalty_text(c.get("error"))), n=cell_int(row.get("n_cards")) or 0)
     if ev == "finish-turn":
         if cell_text(row.get("target")):

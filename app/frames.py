@@ -37,9 +37,55 @@ LABELS = {
     "card_wild_shuffle": N_("shuffle wild"), "card_white_wild": N_("white wild"),
 }  # fmt: skip
 
+#: Texts every game's replayer shows (the headline, findings), by key; the games' own labels win.
+COMMON_LABELS = {
+    "round_n": N_("Round {n}"), "turn_n": N_("turn {n}"), "step_n": N_("{what} {k}/{n}"), "seq_n": N_("log seq {n}"),
+    "seq_help": N_("The event's sequence number in the stored log (links and the raw log use it)"),
+    "severity_error": N_("error"), "severity_warning": N_("warning"), "severity_info": N_("info"),
+}  # fmt: skip
+
+#: The Kakomimasu field's legend and the tapped cell in words.
+KAKOMIMASU_LABELS = {
+    "legend_wall": N_("wall"), "legend_area": N_("area (enclosed)"), "legend_agent": N_("agent (its number)"),
+    "legend_put": N_("put"), "legend_move": N_("move"), "legend_remove": N_("remove"),
+    "legend_failed": N_("failed (red, dashed)"), "legend_negative": N_("negative cell (violet)"),
+    "tap_cell": N_("Tap or click a cell to see it in words here."), "cell_points": N_("{n} points"),
+    "wall_of": N_("wall of {team}"), "area_of": N_("area of {team}"), "agent_n": N_("agent {n}"),
+    "acts_here": N_("Actions aimed at this cell"),
+}  # fmt: skip
+
+#: What a finding's severity is called.
+SEVERITIES = {"error": N_("error"), "warning": N_("warning"), "info": N_("info")}
+
 
 def labels() -> dict[str, str]:
-    return {k: _(v) for k, v in LABELS.items()}
+    return {k: _(v) for k, v in (COMMON_LABELS | LABELS).items()}
+
+
+def board_labels(payload: dict[str, Any]) -> dict[str, Any]:
+    """A Kakomimasu or CHaser payload with the common labels (and the field's legend) added, translated."""
+    extra = COMMON_LABELS | (KAKOMIMASU_LABELS if payload.get("game") == "kakomimasu" else {})
+    payload["labels"] = {k: _(v) for k, v in extra.items()} | payload.get("labels", {})
+    return payload
+
+
+def clip(text: Any, n: int = 40) -> str:
+    """A name shortened for a page's text (the replayer shows the whole name on a tap)."""
+    s = "" if text is None else str(text)
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def span(values: list[int]) -> str:
+    """'1–40' (or '3' for one value) for a message naming what exists."""
+    if not values:
+        return "—"
+    lo, hi = min(values), max(values)
+    return str(lo) if lo == hi else f"{lo}–{hi}"
+
+
+def nearest(values: list[int], wanted: int) -> int:
+    """The value closest to ``wanted`` (ties: the later one)."""
+    return min(values, key=lambda v: (abs(v - wanted), -v))
 
 
 def _j(value: Any, default: Any) -> Any:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from app import i18n, ui, uploads
 from app.i18n import _
 from queries import dashboard as q
 
-st.set_page_config(page_title="Kifu — game-log analytics", page_icon=":material/style:", layout="wide")
+#: The page icon: a file in the repository, sent by this server as a data URL (a ":material/…" icon would
+#: make every browser fetch it from a public font CDN).
+ICON = Path(__file__).with_name("kifu-icon.svg")
+st.set_page_config(page_title="Kifu — game-log analytics", page_icon=str(ICON) if ICON.exists() else "🀄", layout="wide")
 
 
 def _language_switch() -> None:
@@ -33,30 +38,28 @@ def _matches_alias() -> None:
     st.switch_page("app_pages/matches.py", query_params=dict(st.query_params))
 
 
-#: The game of each page that belongs to one game (its sidebar lists that game's matches only).
-GAME_OF = {"kakomimasu_board": "kakomimasu", "kakomimasu_analysis": "kakomimasu", "chaser_board": "chaser",
-           "chaser_games": "chaser", "": None, "home": None, "matches": None, "upload": None}  # fmt: skip
+#: The game of every page: a game's pages list that game's matches only in the sidebar; None: a page shared
+#: by every game (its sidebar has a "Game" picker first, and opens on the first game present: ALGORI UNO).
+GAME_OF = {"round_browser": "algori-uno", "player_rounds": "algori-uno", "penalties": "algori-uno",
+           "challenges": "algori-uno", "special_logic": "algori-uno", "violations": "algori-uno",
+           "kakomimasu_board": "kakomimasu", "kakomimasu_analysis": "kakomimasu", "chaser_board": "chaser",
+           "chaser_games": "chaser", "": None, "home": None, "matches": None, "players": None, "standings": None,
+           "upload": None}  # fmt: skip
 
 pages: dict[str, list[st.Page]] = {
     _("Matches"): [
         st.Page("app_pages/matches.py", title=_("Matches"), icon=":material/leaderboard:", url_path="home", default=True),
     ],
 }
-if has_uno:
-    pages[_("Matches")] += [
+if has_uno:  # ALGORI UNO's pages, in the order a contestant uses them: the round, the bot, the penalties
+    pages[_("ALGORI UNO")] = [
         st.Page("app_pages/round_browser.py", title=_("Round replayer"), icon=":material/style:", url_path="round_browser"),
         st.Page("app_pages/player_rounds.py", title=_("Where did my bot go wrong?"), icon=":material/troubleshoot:",
                 url_path="player_rounds"),
-    ]
-    pages[_("Analysis")] = [
         st.Page("app_pages/penalties.py", title=_("Penalties"), icon=":material/gavel:", url_path="penalties"),
         st.Page("app_pages/challenges.py", title=_("Challenges"), icon=":material/swords:", url_path="challenges"),
         st.Page("app_pages/special_logic.py", title=_("Special logic"), icon=":material/auto_awesome:", url_path="special_logic"),
         st.Page("app_pages/violations.py", title=_("Violations"), icon=":material/rule:", url_path="violations"),
-    ]
-    pages[_("Compare")] = [
-        st.Page("app_pages/players.py", title=_("Players"), icon=":material/smart_toy:", url_path="players"),
-        st.Page("app_pages/standings.py", title=_("Standings"), icon=":material/emoji_events:", url_path="standings"),
     ]
 if "kakomimasu" in games:
     pages[_("Kakomimasu")] = [
@@ -72,11 +75,15 @@ if "chaser" in games:
         st.Page("app_pages/chaser_games.py", title=_("CHaser games and bots"), icon=":material/sports_score:",
                 url_path="chaser_games"),
     ]
+pages[_("Compare")] = [  # every game's bots and standings (each page has a game choice)
+    st.Page("app_pages/players.py", title=_("Players"), icon=":material/smart_toy:", url_path="players"),
+    st.Page("app_pages/standings.py", title=_("Standings"), icon=":material/emoji_events:", url_path="standings"),
+]
 pages[_("Data")] = [
     st.Page("app_pages/upload.py", title=_("Upload a log"), icon=":material/upload_file:", url_path="upload"),
     st.Page(_matches_alias, title=_("Matches"), url_path="matches", visibility="hidden"),
 ]
-page = st.navigation(pages)
-ui.sidebar_filters(con, GAME_OF.get(page.url_path, "algori-uno"))
+page = st.navigation(pages, expanded=True)  # every game's pages in view: no "View more"
+ui.sidebar_filters(con, GAME_OF.get(page.url_path))
 st.sidebar.caption(_("Database: {name} · {note}").format(name=ui.code(ui.db_path().name), note=_(ui.UPLOAD_NOTE[uploads.policy()])))
 page.run()

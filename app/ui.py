@@ -314,7 +314,7 @@ def pick_game(con: Db, key: str) -> str:
         st.session_state[k] = last if last in present else shown_game() if shown_game() in present else present[0]
     chosen = st.session_state[k]
     if len(present) > 1:
-        chosen = st.segmented_control(_("Game"), present, key=k, format_func=game_name) or chosen
+        chosen = st.segmented_control(_("Game"), present, key=k, format_func=choices({}, {g: game_name(g) for g in present})) or chosen
     return str(remember(key, chosen))
 
 
@@ -346,8 +346,8 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
             state[gkey] = game_of[last] if last in game_of else present[0]
         if len(present) > 1:
             counts = every["game"].value_counts()
-            remember("filter.game", st.sidebar.selectbox(_("Game"), present, key=gkey,
-                     format_func=lambda g: f"{game_name(g)} ({int(counts.get(g, 0))})"))  # fmt: skip
+            shown = {g: f"{game_name(g)} ({int(counts.get(g, 0))})" for g in present}  # translated now (see choices)
+            remember("filter.game", st.sidebar.selectbox(_("Game"), present, key=gkey, format_func=shown.get))
         chosen = state[gkey]
     else:
         chosen = game

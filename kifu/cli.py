@@ -40,16 +40,19 @@ def _db_default() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="kifu", description="Kifu: game-log analytics for the ALGORI UNO contest."
+        prog="kifu", description="Kifu: game-log analytics for ALGORI UNO, Kakomimasu and CHaser — ingest contest logs, "
+        "check every move against the rules, browse and replay them in a dashboard."
     )
     parser.add_argument("--version", action="version", version=f"kifu {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("ingest", help="load dealer log files or MongoDB activities into DuckDB")
-    p.add_argument("paths", nargs="*", help="log files, directories or globs (.jsonl, .json, .log, optionally .gz)")
+    p = sub.add_parser("ingest", help="load logs of any of the three games (ALGORI dealer logs or MongoDB activities, Kakomimasu game JSON, "
+                   "CHaser server logs) into DuckDB")
+    p.add_argument("paths", nargs="*", help="log files, directories or globs, any mix of games: ALGORI dealer logs (.jsonl, mongoexport, JSON array), "
+                   "Kakomimasu game JSON (.json), CHaser server logs (.txt/.log) and maps (.map); optionally .gz")
     p.add_argument("--db", default=_db_default(), help="DuckDB database file (default: %(default)s)")
     p.add_argument("--sample", action="store_true", help="ingest the bundled sample logs (an ALGORI match, a Kakomimasu game, a CHaser game)")
-    p.add_argument("--mongo-uri", help="read the dealer's MongoDB instead of files, e.g. mongodb://uno:uno@localhost:27017 "
+    p.add_argument("--mongo-uri", help="ALGORI: read the dealer's MongoDB instead of files, e.g. mongodb://uno:uno@localhost:27017 "
                    "(visible to other users in `ps`: prefer --mongo-uri-file or KIFU_MONGO_URI)")
     p.add_argument("--mongo-uri-file", help="read the MongoDB URI from the first line of this file")
     p.add_argument("--database", default="uno-local", help="MongoDB database (default: %(default)s)")
@@ -61,9 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("validate", help="print the validator's findings per match and bot")
+    p = sub.add_parser("validate", help="print the validator's findings per match and bot (every game)")
     p.add_argument("--db", default=_db_default(), help="DuckDB database file (default: %(default)s)")
-    p.add_argument("--match", help="match id, dealer code or dealer name (default: every match)")
+    p.add_argument("--match", help="match id (ALGORI: also dealer code or dealer name) (default: every match)")
     p.add_argument("--player", help="player name or code (default: every player)")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     p.add_argument("--fail-on", choices=("error", "warning"),

@@ -96,6 +96,11 @@ def standings(con: Con, matches: list[str]) -> pd.DataFrame:
     return _df(con, "pages/standings", matches=matches)
 
 
+def game_results(con: Con, game: str, matches: list[str] | None = None) -> pd.DataFrame:
+    """Every player's wins, draws, losses and points over a Kakomimasu or CHaser game's matches (all, or ``matches``)."""
+    return _df(con, "pages/game_results", game=game, matches=matches)
+
+
 def round_findings(con: Con, match: str, round_no: int) -> pd.DataFrame:
     return _df(con, "board/round_findings", match=match, round=round_no)
 

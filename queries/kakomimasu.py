@@ -34,3 +34,8 @@ def findings(con: Con, match: str) -> pd.DataFrame:
 def teams(con: Con, match: str) -> pd.DataFrame:
     return _df(con, "kakomimasu/teams", match=match)
 
+
+def players(con: Con) -> pd.DataFrame:
+    """Every Kakomimasu player across the games: record, points, actions."""
+    return _df(con, "kakomimasu/players")
+

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import chaser, replayer, ui
+from app import chaser, frames, replayer, ui
 from app.i18n import _
 from queries import dashboard as q
 from rules.chaser.log import ChaserLogError
@@ -17,11 +17,20 @@ with st.spinner(_("Replaying the game…")):
     log = ui.replayed(chaser.parse, q.match_records(con, match), (ChaserLogError, ValueError))
     at, token = ui.url_position("ch", match, "seq")
     payload, summary = chaser.game_payload(log, match=match, names=names, jump=at, token=token)
+frames.board_labels(payload)
+steps = [f["seq"] for f in payload["frames"]]
+asked = st.query_params.get("seq")
+if asked is not None and steps and (at is None or at not in steps):  # a link to an action the game does not have
+    shown = frames.nearest(steps, at) if at is not None else steps[0]
+    st.warning(_("Action {asked} does not exist in this game (it has actions {have}); showing action {shown}.").format(
+        asked=ui.md(frames.clip(asked, 24)), have=frames.span(steps), shown=shown), icon=":material/link_off:")  # fmt: skip
+    payload["jump"]["seq"] = shown
+    ui.follow_replayer("ch", match, "seq", shown)
 
-md_names = {k: ui.md(v) for k, v in names.items()}  # bot names into Markdown: escaped
+md_names = {k: ui.md(frames.clip(v)) for k, v in names.items()}  # bot names into Markdown: escaped, shortened
 st.subheader(chaser.end_sentence(summary.end_kind, summary.winner, summary.loser, summary.end_turn, summary.items, md_names))
 st.caption(_("{cool} (Cool) vs {hot} (Hot) · map {map} · {turns} turns · {actions} actions").format(
-    cool=ui.md(names.get("COOL", "COOL")), hot=ui.md(names.get("HOT", "HOT")), map=ui.md(info.get("map_label")),
+    cool=md_names.get("COOL", "COOL"), hot=md_names.get("HOT", "HOT"), map=ui.md(info.get("map_label")),
     turns=info.get("turns") or "?", actions=summary.actions))  # fmt: skip
 ui.follow_replayer("ch", match, "seq", replayer.show(payload, key=f"ch.replayer.{match}"))
 st.caption(_("←/→ step, Home/End jump. Blocks grey, items orange; the player who acted has a thick ring and a tick in its direction; cells looked at or searched are shaded blue."))

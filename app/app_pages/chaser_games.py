@@ -21,16 +21,18 @@ st.caption(_("How it ended: {kind} · map {map}").format(kind=_(chaser.END_KINDS
 got = cq.items(con, match)
 if not got.empty:
     colors = {names.get(c, c): chaser.TEAM_COLOURS[c] for c in ("COOL", "HOT")}
-    st.plotly_chart(charts.per_action_items(got, _("Items after every action"),
-                                            {"seq": _("Action"), "items": _("Items"), "player": _("Player")}, colors),
-                    width="stretch", key="ch.items")  # fmt: skip
+    st.plotly_chart(charts.per_action_items(got, _("Items after every turn"),
+                                            {"turn": _("Turn"), "seq": _("Action no."), "items": _("Items"),
+                                             "player": _("Player")}, colors),
+                    width="stretch", key="ch.items", config=charts.CONFIG)  # fmt: skip
 if st.button(_("Replay this game on the map"), icon=":material/play_arrow:", key="ch.open"):
     st.switch_page("app_pages/chaser_board.py", query_params={"match": match})
 
 st.subheader(_("Every bot across the games"))
 bots = cq.bots(con)
 shown = bots.assign(
-    won_by=bots["won_by"].map(lambda v: chaser.kinds_text(v)), lost_by=bots["lost_by"].map(lambda v: chaser.kinds_text(v)),
+    won_by=bots["won_by"].map(lambda v: chaser.kinds_text(v, "win")),
+    lost_by=bots["lost_by"].map(lambda v: chaser.kinds_text(v, "loss")),
 )
 st.dataframe(ui.readable(shown), hide_index=True, placeholder=ui.MISSING, width="stretch", key="ch.bots",
              column_config=ui.wide_columns(["won_by", "lost_by"]))  # fmt: skip
@@ -39,7 +41,7 @@ if not bots.empty:
     bot = st.selectbox(_("A bot's record over the maps"), list(bots["bot"]), key="ch.bot")
     games = cq.bot_games(con, bot)
     games = games.assign(result=games["result"].map(lambda r: _(chaser.RESULTS.get(r, r))),
-                         end_kind=games["end_kind"].map(lambda k: chaser.kinds_text(k)))  # fmt: skip
+                         end_kind=[chaser.kinds_text(k, r) for k, r in zip(games["end_kind"], games["result"], strict=True)])  # fmt: skip
     event = st.dataframe(ui.readable(games), hide_index=True, placeholder=ui.MISSING, width="stretch", key="ch.bot_games",
                          on_select="rerun", selection_mode="single-row")  # fmt: skip
     picked = ui.selected_row(event)

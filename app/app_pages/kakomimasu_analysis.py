@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import charts, kakomimasu, ui
+from app import charts, kakomimasu, reasons, ui
 from app.findings import finding_sentence
 from app.i18n import _
 from queries import kakomimasu as kq
@@ -33,7 +33,8 @@ if points.empty:
     st.info(_("No turn has been played in this game yet."))
     st.stop()
 words = {"area": _("area"), "wall": _("wall"), "total": _("total"), "turn": _("Turn"), "points": _("Points")}
-st.plotly_chart(charts.team_points(points, _("Points after every turn"), words, colors), width="stretch", key="km.points")
+st.plotly_chart(charts.team_points(points, _("Points after every turn"), words, colors), width="stretch", key="km.points",
+                config=charts.CONFIG)
 
 outcomes = kq.outcomes(con, match)
 if not outcomes.empty:
@@ -44,7 +45,7 @@ if not outcomes.empty:
     result_colors = {_(kakomimasu.RESULT_LABELS[k]): c for k, c in kakomimasu.RESULT_COLOURS.items()}
     st.plotly_chart(charts.outcome_bars(shown, _("How every agent's actions turned out"),
                                         {"who": _("Agent"), "actions": _("Actions"), "result": _("Result")},
-                                        result_colors), width="stretch", key="km.outcomes")  # fmt: skip
+                                        result_colors), width="stretch", key="km.outcomes", config=charts.CONFIG)  # fmt: skip
 
 cells = kq.conflict_cells(con, match)
 if cells.empty:
@@ -54,8 +55,8 @@ else:
     for x, y, c, r in cells[["x", "y", "conflicts", "reverts"]].itertuples(index=False):
         if 0 <= y < len(grid) and 0 <= x < len(grid[0]):
             grid[int(y)][int(x)] = int(c) + int(r)
-    st.plotly_chart(charts.field_heatmap(grid, _("Where actions collided (conflicts and reverts per cell)"), _("Actions")),
-                    width="stretch", key="km.heat")  # fmt: skip
+    st.plotly_chart(charts.field_heatmap(grid, _("Where actions collided"), _("Conflicts and reverts per cell")),
+                    width="stretch", key="km.heat", config=charts.CONFIG)  # fmt: skip
 
 found = kq.findings(con, match)
 st.subheader(_("Findings"))
@@ -64,7 +65,7 @@ if found.empty:
 else:
     rows = found.to_dict("records")
     table = pd.DataFrame({
-        "turn": found["turn"], "player_name": found["player_name"], "severity": found["severity"],
+        "turn": found["turn"], "player_name": found["player_name"], "severity": found["severity"].map(reasons.severity_word),
         "code": found["code"], "message": [finding_sentence(r, names) for r in rows],
     })  # fmt: skip
     st.dataframe(ui.readable(table), hide_index=True, placeholder=ui.MISSING, width="stretch", key="km.findings",

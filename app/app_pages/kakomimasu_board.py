@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import kakomimasu, replayer, ui
+from app import frames, kakomimasu, replayer, ui
 from app.i18n import _
 from queries import dashboard as q
 from rules.kakomimasu.game import GameLogError
@@ -19,7 +19,15 @@ names = ui.names_of(con, match)
 with st.spinner(_("Replaying the game…")):
     game = ui.replayed(kakomimasu.parse, q.match_records(con, match), (GameLogError, ValueError))
     turn, token = ui.url_position("km", match, "turn")
-    payload = kakomimasu.game_payload(game, match=match, names=names, jump_turn=turn, token=token)
+    payload = frames.board_labels(kakomimasu.game_payload(game, match=match, names=names, jump_turn=turn, token=token))
+turns = [f["seq"] for f in payload["frames"]]
+asked = st.query_params.get("turn")
+if asked is not None and turns and (turn is None or turn not in turns):  # a link to a turn the game does not have
+    shown = frames.nearest(turns, turn) if turn is not None else turns[0]
+    st.warning(_("Turn {asked} does not exist in this game (it has turns {have}); showing turn {shown}.").format(
+        asked=ui.md(frames.clip(asked, 24)), have=frames.span(turns), shown=shown), icon=":material/link_off:")  # fmt: skip
+    payload["jump"]["seq"] = shown
+    ui.follow_replayer("km", match, "turn", shown)
 
 size = f"{info['width']}×{info['height']}"
 board = info.get("board_name") if isinstance(info.get("board_name"), str) else None
@@ -28,5 +36,5 @@ st.caption(_("{board} · {agents} agents per team · {turns} of {total} turns ·
     total=info.get("total_turn") or "?", fill=_(kakomimasu.FILLS.get(info.get("area_fill"), "—"))))  # fmt: skip
 board = board or size
 ui.follow_replayer("km", match, "turn", replayer.show(payload, key=f"km.replayer.{match}"))
-st.caption(_("←/→ step, Home/End jump; hover a cell, an agent or an action for details. Failed actions are drawn in red and dashed, with the reason."))
+st.caption(_("←/→ step, Home/End jump; tap or click a cell to see it in words under the field. Failed actions are drawn in red and dashed, with the reason."))
 ui.download_game(payload, "km", match, f"Kifu · {board} · {match}")

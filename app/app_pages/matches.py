@@ -1,76 +1,140 @@
-"""Matches: every ingested match, and the selected one in detail."""
+"""Matches: what Kifu is and where to start, every ingested match grouped by game, and the selected one in detail."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import streamlit as st
 
 from app import chaser, charts, ui
-from app.i18n import _
-from queries import dashboard as q
+from app.i18n import N_, _
 from queries import chaser as cq
+from queries import dashboard as q
 from queries import kakomimasu as kq
+
+UNO_STEPS = ("app_pages/player_rounds.py", "app_pages/penalties.py", "app_pages/round_browser.py")
+STATUS = {"finished": N_("finished"), "incomplete": N_("incomplete")}
+#: The columns of each game's table (``name`` and ``final_scores`` are filled in below).
+COLUMNS = {
+    "algori-uno": ["dealer_name", "players", "winner", "final_scores", "rounds_played", "white_wild", "status", "started_at",
+                   "dealer_code", "match_id"],
+    "kakomimasu": ["name", "board", "players", "winner", "final_scores", "n_turns", "status", "started_at", "match_id"],
+    "chaser": ["name", "map", "winner", "final_scores", "end_kind", "started_at", "match_id"],
+}  # fmt: skip
+CLICK = {"algori-uno": N_("Click a row to see that match below."),
+         "kakomimasu": N_("Click a row to replay that game on the Kakomimasu board."),
+         "chaser": N_("Click a row to replay that game on the CHaser map.")}  # fmt: skip
 
 st.title(_("Matches"))
 con = ui.require_data()
 matches = q.match_list(con)
-several_games = matches["game"].nunique() > 1
-uno = matches[matches["game"] == "algori-uno"]
-c1, c2, c3 = st.columns(3)
-c1.metric(_("Matches"), len(matches))
-if several_games or uno.empty:
-    c2.metric(_("Games"), matches["game"].nunique())
-else:
-    c2.metric(_("Rounds"), int(uno["rounds_played"].sum()))
-c3.metric(_("Finished"), int((matches["status"] == "finished").sum()))
-if several_games or uno.empty:
-    shown = matches.assign(name=matches["label"].str.split(" · ").str[0], final_scores=matches["final_scores"].map(ui.scores_text))
-    table = shown[["game", "name", "board", "players", "winner", "final_scores", "rounds_played", "status", "started_at",
-                   "match_id"]]  # fmt: skip
-else:
-    table = matches[["dealer_name", "dealer_code", "players", "winner", "white_wild", "rounds_played", "status",
-                     "started_at", "match_id"]]  # fmt: skip
-st.dataframe(ui.readable(table), hide_index=True, placeholder=ui.MISSING, width="stretch", key="matches.table")
+present = ui.games_in_order(matches["game"].unique())
+shown_match, shown_game = ui.selected_match(), ui.shown_game()
 
-match = ui.selected_match()
-row = matches[matches["match_id"] == match].iloc[0]
-if row["game"] == "kakomimasu":
+
+def intro() -> None:
+    """One line on what Kifu is, one on where to start (links to the pages, in the order a contestant uses them)."""
+    st.markdown(_("**Kifu** replays contest logs — {games} — and checks every move against the rules, so you can see "
+                  "where a bot went wrong.").format(games=", ".join(ui.game_name(g) for g in present)))  # fmt: skip
+    steps: list[tuple[str, str, str]] = []
+    if "algori-uno" in present:
+        steps += [("app_pages/player_rounds.py", N_("1 · Pick your bot: its worst rounds"), ":material/troubleshoot:"),
+                  ("app_pages/penalties.py", N_("2 · Its penalties and why"), ":material/gavel:"),
+                  ("app_pages/round_browser.py", N_("3 · Replay the round"), ":material/style:")]  # fmt: skip
+    if "kakomimasu" in present:
+        steps.append(("app_pages/kakomimasu_board.py", N_("Kakomimasu: replay a game on the board"), ":material/grid_on:"))
+    if "chaser" in present:
+        steps.append(("app_pages/chaser_board.py", N_("CHaser: replay a game on the map"), ":material/videogame_asset:"))
+    st.caption(_("Where to start:"))
+    uno, others = [s for s in steps if s[0] in UNO_STEPS], [s for s in steps if s[0] not in UNO_STEPS]
+    for row in (uno, others):  # ALGORI's three steps on one line, the other games' boards on the next
+        if row:
+            for col, (page, label, icon) in zip(st.columns(3), row, strict=False):
+                col.page_link(page, label=_(label), icon=icon)
+
+
+def game_table(game: str) -> Any:
+    rows = matches[matches["game"] == game].reset_index(drop=True)
+    table = rows.assign(
+        name=[n if isinstance(n, str) and n else ui.game_name(game) for n in rows["name"]],
+        final_scores=rows["scores"], n_turns=rows["rounds_played"], map=rows["board"],
+        status=rows["status"].map(lambda s: _(STATUS[s]) if s in STATUS else s),
+        end_kind=rows["end_kind"].map(chaser.kinds_text),
+    )
+    return rows, table[COLUMNS.get(game, COLUMNS["kakomimasu"])]
+
+
+def open_match(game: str, match: str) -> None:
+    """A click on a match: an ALGORI match is shown below (the sidebar follows the URL); another game's opens on its board."""
+    if game == "algori-uno":
+        st.query_params["match"] = match
+        st.rerun()
+    st.switch_page(ui.GAME_PAGES.get(game, "app_pages/matches.py"), query_params={"match": match})
+
+
+def uno_detail(match: str, row: Any) -> None:
+    st.subheader(f"{ui.md(row['dealer_name'])} · {ui.md(row['dealer_code'])}")
+    st.caption(_("match {match} · white wild {white} · {rounds} rounds · {status}").format(
+        match=match, white=row["white_wild"] or _("none"), rounds=row["rounds_played"],
+        status=_(STATUS.get(row["status"], row["status"]))))  # fmt: skip
+    summary = q.match_summary(con, match).reset_index(drop=True)
+    st.caption(_("Click a player to see their rounds, worst first."))
+    event = st.dataframe(
+        ui.readable(summary), hide_index=True, placeholder=ui.MISSING, width="stretch", key="matches.players",
+        on_select="rerun", selection_mode="single-row",
+        column_config={_("Rank"): st.column_config.NumberColumn(_("Rank"), help=_("final rank; ties go to whoever reached the score first"))},
+    )  # fmt: skip
+    picked = ui.selected_row(event)
+    if picked is not None:
+        st.switch_page("app_pages/player_rounds.py",
+                       query_params={"match": match, "player": str(summary["player_code"].iloc[picked])})  # fmt: skip
+    race = q.score_race(con, match)
+    if not race.empty:
+        st.plotly_chart(charts.score_race(race, _("Cumulative score by round"), ui.chart_labels(), ui.name_colors(con, match)),
+                        width="stretch", config=charts.CONFIG, key="matches.race")  # fmt: skip
+    st.page_link("app_pages/round_browser.py", label=_("Open the rounds of this match in the replayer"), icon=":material/style:")
+
+
+def kakomimasu_detail(match: str, row: Any) -> None:
     game = kq.game(con, match) or {}
-    st.subheader(f"{ui.md(row['label'].split(' · ')[0])} · {ui.md(row['board'] or '?')}")
+    name = row["name"] if isinstance(row["name"], str) and row["name"] else ui.game_name("kakomimasu")
+    st.subheader(f"{ui.md(name)} · {ui.md(row['board'] or '?')}")
     st.caption(_("Kakomimasu · {turns} of {total} turns · {status} · decided by {how}").format(
-        turns=row["rounds_played"], total=game.get("total_turn") or "?", status=row["status"],
+        turns=row["rounds_played"], total=game.get("total_turn") or "?", status=_(STATUS.get(row["status"], row["status"])),
         how=_(ui.DECIDED_BY.get(game.get("decided_by"), "—"))))  # fmt: skip
     st.dataframe(ui.readable(kq.teams(con, match).drop(columns=["player_code", "player_index"])), hide_index=True,
                  placeholder=ui.MISSING, width="stretch", key="matches.teams")  # fmt: skip
     if st.button(_("Open this game on the Kakomimasu board"), icon=":material/grid_on:", key="matches.open_km"):
         st.switch_page("app_pages/kakomimasu_board.py", query_params={"match": match})
-    st.stop()
-if row["game"] == "chaser":
+
+
+def chaser_detail(match: str, row: Any) -> None:
     names = {k: ui.md(v) for k, v in ui.names_of(con, match).items()}  # into Markdown: escaped
-    scores = ui.scores_text(row["final_scores"])
-    st.subheader(ui.md(row["label"].split(" · ")[0]))
+    st.subheader(ui.md(row["name"]))
     info = cq.game(con, match) or {}
     st.caption(chaser.end_sentence(info.get("end_kind"), info.get("winner"), info.get("loser"), info.get("end_turn"),
                                    (info.get("items_cool") or 0, info.get("items_hot") or 0), names)
-               + " · " + _("items: {scores}").format(scores=ui.md(scores or "—")))  # fmt: skip
+               + " · " + _("items: {scores}").format(scores=ui.md(row["scores"] or "—")))  # fmt: skip
     if st.button(_("Replay this game on the map"), icon=":material/play_arrow:", key="matches.open_ch"):
         st.switch_page("app_pages/chaser_board.py", query_params={"match": match})
-    st.stop()
-st.subheader(f"{ui.md(row['dealer_name'])} · {ui.md(row['dealer_code'])}")
-st.caption(_("match {match} · white wild {white} · {rounds} rounds · {status}").format(
-    match=match, white=row["white_wild"] or _("none"), rounds=row["rounds_played"], status=row["status"]))  # fmt: skip
-summary = q.match_summary(con, match).reset_index(drop=True)
-st.caption(_("Click a player to see their rounds, worst first."))
-event = st.dataframe(
-    ui.readable(summary), hide_index=True, placeholder=ui.MISSING, width="stretch", key="matches.players", on_select="rerun",
-    selection_mode="single-row",
-    column_config={_("Rank"): st.column_config.NumberColumn(_("Rank"), help=_("final rank; ties go to whoever reached the score first"))},
-)  # fmt: skip
-picked = ui.selected_row(event)
-if picked is not None:
-    st.switch_page("app_pages/player_rounds.py",
-                   query_params={"match": match, "player": str(summary["player_code"].iloc[picked])})  # fmt: skip
-race = q.score_race(con, match)
-if not race.empty:
-    st.plotly_chart(charts.score_race(race, _("Cumulative score by round"), ui.chart_labels(), ui.name_colors(con, match)),
-                    width="stretch", key="matches.race")  # fmt: skip
-st.page_link("app_pages/round_browser.py", label=_("Open the rounds of this match in the replayer"), icon=":material/style:")
+
+
+DETAIL = {"algori-uno": uno_detail, "kakomimasu": kakomimasu_detail, "chaser": chaser_detail}
+
+intro()
+for game in present:
+    rows, table = game_table(game)
+    st.header(_("{game} · {n} match(es)").format(game=ui.game_name(game), n=len(rows)), divider="gray")
+    if len(present) > 1 or game != "algori-uno":
+        st.caption(_(CLICK.get(game, CLICK["kakomimasu"])))
+    key = f"matches.table.{game}"
+    event = st.dataframe(ui.readable(table), hide_index=True, placeholder=ui.MISSING, width="stretch", key=key,
+                         on_select="rerun", selection_mode="single-row")  # fmt: skip
+    picked = ui.selected_row(event)
+    if picked is not None and picked < len(rows):
+        clicked = str(rows["match_id"].iloc[picked])
+        if clicked != st.session_state.get(f"{key}.opened"):  # a new click (a kept selection is not one)
+            st.session_state[f"{key}.opened"] = clicked
+            open_match(game, clicked)
+    if shown_game == game and shown_match in set(rows["match_id"]):
+        DETAIL.get(game, kakomimasu_detail)(shown_match, rows[rows["match_id"] == shown_match].iloc[0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import charts, ui
+from app import charts, reasons, ui
 from app.describe import cause_words
 from app.i18n import N_, _
 from queries import dashboard as q
@@ -20,17 +20,22 @@ colors = ui.name_colors(con, match)
 c1, c2, c3 = st.columns(3)
 c1.metric(_("Penalties"), len(df))
 c2.metric(_("Cards received"), int(df["cards_received"].fillna(0).sum()))
-c3.metric(_("Explained by a finding"), f"{int(df['explained_by'].notna().sum())} / {len(df)}")
-df = df.assign(cause_text=[cause_words(c) for c in df["cause"]])
+c3.metric(_("Explained by a finding"), f"{int(df['explained_by'].notna().sum())} / {len(df)}",
+          help=_("Penalties for which the rules check also found the bot's own mistake in the same move."))
+df = df.assign(cause_text=[cause_words(c) for c in df["cause"]],
+               explained_by=[reasons.check_title(c) if isinstance(c, str) else None for c in df["explained_by"]])
 labels = ui.chart_labels()
 left, right = st.columns(2)
-left.plotly_chart(charts.ranked_bars(df, "cause_text", "player_name", _("Causes by player"), labels, colors),
-                  width="stretch", key="pen.causes")  # fmt: skip
+short = df.assign(cause_text=[reasons.cause_title(c) for c in df["cause"]])  # the chart: plain titles only
+left.plotly_chart(charts.ranked_bars(short, "cause_text", "player_name", _("Causes by player"), labels, colors),
+                  width="stretch", config=charts.CONFIG, key="pen.causes")  # fmt: skip
 right.plotly_chart(charts.per_round(df, "player_name", _("Penalties per round"), labels, colors),
-                   width="stretch", key="pen.rounds")  # fmt: skip
+                   width="stretch", config=charts.CONFIG, key="pen.rounds")  # fmt: skip
 causes = df["cause"].value_counts()
 cause = st.selectbox(_("Cause"), ["*", *causes.index], key=ui.lkey("pen.cause"),
                      format_func=ui.choices({"*": N_("(all causes)")}, {c: f"{cause_words(c)} ({n})" for c, n in causes.items()}))  # fmt: skip
+if cause != "*" and reasons.cause_explanation(cause):
+    st.caption(reasons.cause_explanation(cause))
 table = (df if cause == "*" else df[df["cause"] == cause]).reset_index(drop=True)
 st.caption(_("Click a row to open that penalty in the replayer."))
 event = st.dataframe(

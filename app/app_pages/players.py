@@ -1,27 +1,98 @@
-"""Players: the same bot name across matches (bot versions), and two bots side by side."""
+"""Players: every bot of one game across its matches (bot versions side by side), with that game's statistics."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pandas as pd
 import streamlit as st
 
-from app import ui
-from app.i18n import _
+from app import chaser, ui
+from app.i18n import N_, _
+from queries import chaser as cq
 from queries import dashboard as q
+from queries import kakomimasu as kq
+
+#: Columns holding a share (0..1): shown as "34%" here and in the comparison.
+PERCENT = ("win_rate", "challenge_accuracy", "failed_rate")
+NOTES = {
+    "algori-uno": N_("ALGORI UNO: every bot over its matches — rounds won, penalties, the validator's errors, challenges, "
+                     "think time. Win rate: rounds won out of rounds played."),
+    "kakomimasu": N_("Kakomimasu: every player over its games — wins, draws, losses, points (the final total: area + wall "
+                     "points, added up over the games; area and wall are per game), actions and how many failed."),
+    "chaser": N_("CHaser: every bot over its games — wins, losses, draws, items taken, how its games were won and lost, "
+                 "its actions. Win rate: games won out of games played."),
+}  # fmt: skip
+
+
+def stats_of(game: str) -> tuple[pd.DataFrame, str]:
+    """That game's statistics, one row per bot, and the column holding the bot's name."""
+    if game == "algori-uno":
+        return q.bot_stats(con), "player_name"
+    if game == "kakomimasu":
+        return kq.players(con), "player_name"
+    bots = cq.bots(con)
+    bots = bots.assign(win_rate=(bots["wins"] / bots["games"].where(bots["games"] > 0)).round(4),
+                       won_by=bots["won_by"].map(lambda v: chaser.kinds_text(v, "win")),
+                       lost_by=bots["lost_by"].map(lambda v: chaser.kinds_text(v, "loss")))  # fmt: skip
+    cols = ["bot", "games", "wins", "losses", "draws", "win_rate", "items", "items_per_game", "won_by", "lost_by",
+            "walks", "looks", "searches", "puts", "invalid"]  # fmt: skip
+    return bots[[c for c in cols if c in bots.columns]], "bot"
+
+
+def as_integers(df: pd.DataFrame) -> pd.DataFrame:
+    """Counts as integers (a count with a missing value would otherwise show as 400.0)."""
+    out = df.copy()
+    for col in out.columns:
+        if col not in PERCENT and pd.api.types.is_numeric_dtype(out[col]):
+            vals = out[col].dropna()
+            if len(vals) and (vals == vals.round()).all() and not col.endswith(("_per_round", "_per_game", "score")):
+                out[col] = out[col].astype("Int64")
+    return out
+
+
+def percent_text(value: Any) -> str:
+    return ui.MISSING if value is None or pd.isna(value) else f"{float(value) * 100:.0f}%"
+
+
+def table_view(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The table as shown: shares as percentages (one format: "34%"), long text wide."""
+    shown = df.copy()
+    config: dict[str, Any] = {}
+    for col in PERCENT:
+        if col in shown.columns:
+            shown[col] = shown[col] * 100
+            name = _(ui.COLUMN_NAMES[col])
+            config[name] = st.column_config.NumberColumn(name, format="%.0f%%")
+    config.update(ui.wide_columns([c for c in ("won_by", "lost_by") if c in shown.columns]))
+    return ui.readable(shown), config
+
 
 st.title(_("Players"))
 con = ui.require_data()
-stats = q.bot_stats(con)
-st.dataframe(ui.readable(stats), hide_index=True, placeholder=ui.MISSING, width="stretch", key="pl.table")
-st.caption(_(
-    "Think time: milliseconds from the moment the dealer's 5-second clock started for the bot (its next-player, "
-    "colour request or playable draw) to its action, from the log's timestamps. Actions over 4 s are close to "
-    "the limit; a late action the dealer did not punish is a `timeout-missed` or `special-logic-timer` finding."
-))  # fmt: skip
-names = list(stats["player_name"])
+game = ui.pick_game(con, "pl.game")
+stats, name_col = stats_of(game)
+stats = as_integers(stats)
+shown, config = table_view(stats)
+st.dataframe(shown, hide_index=True, placeholder=ui.MISSING, width="stretch", key=f"pl.table.{game}", column_config=config)
+if game == "algori-uno":
+    st.caption(_(
+        "Think time: milliseconds from the moment the dealer's 5-second clock started for the bot (its next-player, "
+        "colour request or playable draw) to its action, from the log's timestamps. Actions over 4 s are close to "
+        "the limit; a late action the dealer did not punish is a `timeout-missed` or `special-logic-timer` finding."
+    ))  # fmt: skip
+st.caption(_(NOTES.get(game, NOTES["kakomimasu"])))
+names = [str(n) for n in stats[name_col]]
 if len(names) >= 2:
     c1, c2 = st.columns(2)
-    a = c1.selectbox(_("Compare"), names, index=0, key="pl.a")
-    b = c2.selectbox(_("with"), names, index=1, key="pl.b")
-    side = ui.readable(stats).set_index(_("Player")).loc[[a, b]].T
+    a = c1.selectbox(_("Compare"), names, index=0, key=f"pl.a.{game}" if game != "algori-uno" else "pl.a")
+    b = c2.selectbox(_("with"), names, index=1, key=f"pl.b.{game}" if game != "algori-uno" else "pl.b")
+    text = stats.copy().astype(object)
+    for col in text.columns:
+        if col in PERCENT:
+            text[col] = stats[col].map(percent_text)
+    text = text.astype(object).where(stats.notna(), ui.MISSING).astype(str)
+    text[name_col] = names
+    side = ui.readable(text).set_index(_(ui.COLUMN_NAMES[name_col])).loc[[a, b]].T
     side.columns = [f"{a}", f"{b} "] if a == b else [a, b]
-    st.dataframe(side.astype(object).where(side.notna(), ui.MISSING).astype(str), width="stretch", key="pl.compare")
+    st.dataframe(side, width="stretch", key="pl.compare")

@@ -8,7 +8,6 @@ import pandas as pd
 import streamlit as st
 
 from app import frames, i18n, replayer, ui
-from app.describe import cause_words
 from app.findings import finding_sentence
 from app.i18n import N_, _
 from queries import dashboard as q
@@ -40,16 +39,29 @@ def _force(round_no: int, seq: int | None) -> None:
     state["rb.token"] = state.get("rb.token", 0) + 1
 
 
-# ---- deep link ?match=…&round=…&seq=… (or &turn=…), applied once per URL
+def _asked(value: str) -> str:
+    """What a link asked for, as the message quotes it (escaped, short)."""
+    return ui.md(frames.clip(value, 24))
+
+
+# ---- deep link ?match=…&round=…&seq=… (or &turn=…), applied once per URL; a round, turn or event that
+# does not exist is named in a message, and the nearest one shown
 params = st.query_params
 url_key = (match, params.get("round"), params.get("seq"), params.get("turn"))
+notices: list[str] = []
 if state.get("rb.url") != url_key:
     state["rb.url"] = url_key
     wanted = params.get("round", "")
+    seq_param, turn_param = params.get("seq", ""), params.get("turn", "")
     if wanted.isdigit() and int(wanted) in round_numbers:
-        seq_param, turn_param = params.get("seq", ""), params.get("turn", "")
-        state["rb.want_turn"] = int(turn_param) if turn_param.isdigit() and not seq_param.isdigit() else None
+        state["rb.want_turn"] = turn_param if turn_param and not seq_param.isdigit() else None
+        state["rb.want_seq"] = seq_param or None
         _force(int(wanted), int(seq_param) if seq_param.isdigit() else None)
+    elif wanted:
+        shown_round = frames.nearest(round_numbers, int(wanted)) if wanted.isdigit() else round_numbers[0]
+        notices.append(_("Round {asked} does not exist in this match (it has rounds {have}); showing round {shown}.")
+                       .format(asked=_asked(wanted), have=frames.span(round_numbers), shown=shown_round))  # fmt: skip
+        _force(shown_round, None)
 
 current_round = state.get(f"rb.round.{match}")
 if current_round not in round_numbers:
@@ -103,11 +115,22 @@ found = q.round_findings(con, match, round_no)
 payload = frames.uno_round(events, info, names, colors, found, match=match, round_no=round_no)
 payload["visible"] = frames.visible(payload["frames"], show, player)
 pos_key = f"{match}/{round_no}"
-want_turn = state.pop("rb.want_turn", None)
-if want_turn is not None:
-    hit = next((f["seq"] for f in payload["frames"] if f["turn"] is not None and f["turn"] >= want_turn), None)
-    if hit is not None:
-        positions[pos_key] = hit
+want_turn, want_seq = state.pop("rb.want_turn", None), state.pop("rb.want_seq", None)
+turns = sorted({f["turn"] for f in payload["frames"] if f["turn"] is not None})
+seqs = [f["seq"] for f in payload["frames"] if f["seq"] is not None]
+if want_turn is not None and turns:
+    turn = frames.nearest(turns, int(want_turn)) if want_turn.isdigit() else turns[0]
+    if str(turn) != want_turn:
+        notices.append(_("Turn {asked} does not exist in round {round} (it has turns {have}); showing turn {shown}.")
+                       .format(asked=_asked(want_turn), round=round_no, have=frames.span(turns), shown=turn))  # fmt: skip
+    positions[pos_key] = next(f["seq"] for f in payload["frames"] if f["turn"] == turn)
+elif want_seq is not None and seqs and (not want_seq.isdigit() or int(want_seq) not in seqs):
+    near = frames.nearest(seqs, int(want_seq)) if want_seq.isdigit() else seqs[0]
+    notices.append(_("Event {asked} is not part of round {round} (its events are numbered {have} in the log); "
+                     "showing the nearest one.").format(asked=_asked(want_seq), round=round_no, have=frames.span(seqs)))  # fmt: skip
+    positions[pos_key] = near
+for notice in notices:
+    st.warning(notice, icon=":material/link_off:")
 start = positions.get(pos_key)
 if start is None and payload["frames"]:
     start = payload["frames"][0]["seq"]
@@ -125,10 +148,11 @@ state["rb.url"] = (match, str(round_no), str(seq) if seq is not None else None, 
 
 # ---- scores of the round, like the dealer's page (対戦得点 / 累計)
 scores = q.round_scores(con, match, round_no)
+short = {code: frames.clip(name) for code, name in names.items()}  # a page's text: long names shortened
 if scores["score"].notna().any():
     table = {
-        _("Round score"): {names.get(r.player_code, r.player_code): ui.num(r.score) for r in scores.itertuples()},
-        _("Total"): {names.get(r.player_code, r.player_code): ui.num(r.total_score) for r in scores.itertuples()},
+        _("Round score"): {short.get(r.player_code, r.player_code): ui.num(r.score) for r in scores.itertuples()},
+        _("Total"): {short.get(r.player_code, r.player_code): ui.num(r.total_score) for r in scores.itertuples()},
     }
     st.dataframe(ui.readable(pd.DataFrame(table).T), width="stretch", key="rb.scores", placeholder=ui.MISSING)
 
@@ -138,14 +162,13 @@ row = events[events["seq"] == seq].to_dict("records") if seq is not None else []
 here = found[(found["seq"] == seq) | (found["penalty_seq"] == seq)] if seq is not None else found.iloc[0:0]
 with cols[0]:
     if not here.empty:
-        st.markdown(f"**{_('Findings at this event')}**")
-        detail = here.assign(
-            player=[names.get(p, p) if isinstance(p, str) else None for p in here["player"]],
-            message=[finding_sentence(f, names) for f in here.to_dict("records")],
-            expected=[cause_words(x) if isinstance(x, str) else x for x in here["expected"]],
-        )[["severity", "code", "player", "message", "expected", "actual"]]
-        st.dataframe(ui.readable(detail), hide_index=True, placeholder=ui.MISSING, width="stretch", key="rb.findings",
-                     column_config=ui.wide_columns(["message", "expected", "actual"]))  # fmt: skip
+        st.markdown("**" + _("Findings at this event") + "**")
+        for i, f in enumerate(here.to_dict("records")):  # one short block per finding: reads on a phone
+            sev = str(f.get("severity"))
+            mark = {"error": ":red", "warning": ":orange"}.get(sev, ":gray")
+            with st.container(border=True, key=f"rb.finding.{i}"):
+                st.markdown(f"{mark}[**{_(frames.SEVERITIES.get(sev, sev))}**] · {ui.md(f.get('code'))}")
+                st.markdown(ui.md(finding_sentence(f, short)))
 with cols[1], st.expander(_("Raw event (as read from the log)")):
     raw = q.raw_event(con, match, seq) if seq is not None else None
     if raw:

@@ -1,4 +1,5 @@
-"""Standings: group matches into a contest stage and rank teams the way the contest rules do."""
+"""Standings: group one game's matches into a stage and rank them — ALGORI UNO the way its contest rules do;
+Kakomimasu and CHaser by wins, then draws, then points."""
 
 from __future__ import annotations
 
@@ -12,16 +13,38 @@ from queries.standings import DEMO_PREFIX, final_stage, preliminary_group
 
 STAGES = {"preliminary": N_("preliminary group (one match, top two advance)"),
           "final": N_("final (rank points 5/3/2/1)")}  # fmt: skip
+OTHER = {
+    "kakomimasu": N_("Kakomimasu has no contest ranking in Kifu: the players of the chosen games are ranked by wins, "
+                     "then draws, then points (each game's final total, added up)."),
+    "chaser": N_("CHaser has no contest ranking in Kifu: the bots of the chosen games are ranked by wins, then draws, "
+                 "then items taken."),
+}  # fmt: skip
 
 st.title(_("Standings"))
 con = ui.require_data()
-matches = q.match_list(con)
-labels = dict(zip(matches["match_id"], matches["label"], strict=True))
-kind = ui.remember("st.kind", st.radio(_("Stage"), list(STAGES), key=ui.lkey("st.kind"), format_func=ui.choices(STAGES)))
-picked = st.multiselect(_("Matches in this stage"), list(matches["match_id"]), default=[ui.selected_match()],
-                        format_func=lambda m: labels.get(m, m), key="st.matches")  # fmt: skip
+game = ui.pick_game(con, "st.game")
+matches = q.match_list(con, game)
+labels = ui.match_labels(matches)
+ids = list(matches["match_id"])
+if game == "algori-uno":
+    st.caption(_("ALGORI UNO: the contest's own ranking, applied to ALGORI matches only."))
+    kind = ui.remember("st.kind", st.radio(_("Stage"), list(STAGES), key=ui.lkey("st.kind"), format_func=ui.choices(STAGES)))
+    default = [ui.selected_match()] if ui.selected_match() in ids else ids[:1]
+else:
+    st.caption(_(OTHER.get(game, OTHER["kakomimasu"])))
+    default = ids
+picked = st.multiselect(_("Matches in this stage"), ids, default=default, format_func=lambda m: labels.get(m, m),
+                        key=f"st.matches.{game}" if game != "algori-uno" else "st.matches")  # fmt: skip
 if not picked:
     st.info(_("Pick the matches of the stage."))
+    st.stop()
+if game != "algori-uno":
+    table = q.game_results(con, game, picked)
+    table.insert(0, "rank", range(1, len(table) + 1))
+    rate = ui.COLUMN_NAMES["win_rate"]
+    name = _(rate)
+    st.dataframe(ui.readable(table.assign(win_rate=table["win_rate"] * 100)), hide_index=True, placeholder=ui.MISSING,
+                 width="stretch", key="st.table", column_config={name: st.column_config.NumberColumn(name, format="%.0f%%")})  # fmt: skip
     st.stop()
 rows = q.standings(con, picked)
 if kind == "preliminary":
@@ -33,7 +56,7 @@ if kind == "preliminary":
     colors = {}
     for m in picked:
         colors.update(ui.name_colors(con, m))
-    st.plotly_chart(charts.score_race(race, _("Score race"), ui.chart_labels(), colors), width="stretch", key="st.race")
+    st.plotly_chart(charts.score_race(race, _("Score race"), ui.chart_labels(), colors), width="stretch", config=charts.CONFIG, key="st.race")
 else:
     long_match = st.selectbox(_("The 1,000-round match (tie-break)"), picked, format_func=lambda m: labels.get(m, m),
                               key="st.long")  # fmt: skip

@@ -21,10 +21,13 @@ if mode == "off":
     st.stop()
 limit = int(st.get_option("server.maxUploadSize"))
 st.markdown(_(
-    "Upload a dealer log file — the download of the dealer's log page (JSON lines), a `mongoexport` "
-    "of the `activities` collection, or a JSON array; gzip is fine. **Limit: {limit} MB per file.** "
-    "The file is ingested and validated into the dashboard's database, then deleted (its records stay in "
-    "the database); re-uploading a log adds nothing."
+    "Upload a log of any of the three games; Kifu tells them apart by their content:\n\n"
+    "* **ALGORI UNO** — a dealer log: the download of the dealer's log page (JSON lines), a `mongoexport` of the "
+    "`activities` collection, or a JSON array;\n"
+    "* **Kakomimasu** — a game as JSON (the game server's game object, with its `log`, or a 2020 snapshot);\n"
+    "* **CHaser** — a server log (the text file the CHaser server writes, `--Stable Log--`) or a `.map` file.\n\n"
+    "gzip is fine. **Limit: {limit} MB per file.** The file is ingested and validated into the dashboard's "
+    "database, then deleted (its records stay in the database); re-uploading a log adds nothing."
 ).format(limit=limit))  # fmt: skip
 if mode == "token":
     given = st.text_input(_("Upload token"), type="password", key="up.token")
@@ -34,8 +37,8 @@ if mode == "token":
         st.stop()
 
 
-def _added() -> None:
-    """What the last upload added: each match named, with a link into the replayer."""
+def _added(new: bool) -> None:
+    """What the last upload added (``new``) or found already there: each match named, with a link into the replayer."""
     done = st.session_state.get("up.added")
     if not done:
         return
@@ -48,14 +51,15 @@ def _added() -> None:
     for m in done:
         if m in labels:
             c1, c2 = st.columns([3, 1])
-            c1.markdown(_("Added or updated: **{label}**").format(label=ui.md(labels[m])))
+            text = _("Added or updated: **{label}**") if new else _("Already in the database: **{label}**")
+            c1.markdown(text.format(label=ui.md(labels[m])))
             if c2.button(_("Open in the replayer"), key=f"up.open.{m}", icon=":material/play_arrow:"):
                 page = {"kakomimasu": "app_pages/kakomimasu_board.py", "chaser": "app_pages/chaser_board.py"}.get(
                     games[m], "app_pages/round_browser.py")
                 st.switch_page(page, query_params={"match": m})
 
 
-uploaded = st.file_uploader(_("Dealer log"), type=None, key="up.file")
+uploaded = st.file_uploader(_("Log file"), type=None, key="up.file")
 if uploaded is not None and st.button(_("Ingest"), type="primary", key="up.go"):
     try:
         target = uploads.save(uploaded.name, uploaded.getbuffer())
@@ -94,7 +98,11 @@ if uploaded is not None and st.button(_("Ingest"), type="primary", key="up.go"):
 
 status = st.session_state.get("up.report")
 if status:
-    if status.get("accepted"):
+    nothing_new = bool(status.get("accepted")) and not status.get("ingested")
+    if nothing_new:
+        st.info(_("Nothing new: every record of this file was already in the database ({dup} already present · "
+                  "{bad} quarantined).").format(dup=f"{status['duplicates']:,}", bad=f"{status['quarantined']:,}"))  # fmt: skip
+    elif status.get("accepted"):
         st.success(_("{read} records · {new} new events · {dup} already present · {bad} quarantined · {n} match(es).").format(
             read=f"{status['records_read']:,}", new=f"{status['ingested']:,}", dup=f"{status['duplicates']:,}",
             bad=f"{status['quarantined']:,}", n=status["matches"]))  # fmt: skip
@@ -103,4 +111,4 @@ if status:
                    "Load issues).").format(n=f"{status['quarantined']:,}"))  # fmt: skip
     for line, reason in status.get("issues", []):
         st.text(_("line {line}: {reason}").format(line=line, reason=reason))
-    _added()
+    _added(not nothing_new)

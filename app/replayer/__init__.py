@@ -99,7 +99,9 @@ def standalone_html(payload: dict[str, Any], *, title: str, lang: str = "en") ->
 <html lang="{escape(lang)}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title>
-<style>body {{ margin: 12px; background: #fff; }} h1 {{ font: 600 18px system-ui, sans-serif; margin: 0 0 8px 0; }}
+<style>body {{ margin: 12px; background: #fff; }}
+h1 {{ font: 600 18px system-ui, sans-serif; margin: 0 0 8px 0; overflow-wrap: anywhere; }}
+#kifu-replay > select {{ max-width: 100%; font: inherit; margin-bottom: 6px; }}
 {style()}</style></head>
 <body><h1>{escape(title)}</h1><div id="kifu-replay"></div>
 {_data_element(payload)}
@@ -119,12 +121,13 @@ kifuData().then((data) => {{
   const pick = document.createElement("select");
   pick.setAttribute("aria-label", rounds[0].labels.round || "round");
   rounds.forEach((r, i) => {{ const o = document.createElement("option"); o.value = String(i);
-    o.textContent = (r.labels.round || "round") + " " + r.round; pick.appendChild(o); }});
+    o.textContent = KifuReplayer.fmt(r.labels.round_n || "Round {{n}}", {{ n: r.round }}); pick.appendChild(o); }});
   const box = document.createElement("div");
   host.append(pick, box);
   let player = KifuReplayer.mount(box, rounds[0], null);
   pick.addEventListener("change", () => {{ player.destroy(); box.replaceChildren();
-    player = KifuReplayer.mount(box, rounds[parseInt(pick.value, 10)], null); }});
+    player = KifuReplayer.mount(box, rounds[parseInt(pick.value, 10)], null);
+    pick.blur(); }});  // ←/→ step the new round (a focused <select> would take them)
 }});
 </script></body></html>
 """

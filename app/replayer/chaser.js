@@ -68,7 +68,7 @@
       const tr = el("tr");
       const name = el("td");
       const sw = el("span", "ch-swatch"); sw.style.background = t.color || "#777";
-      name.append(sw, document.createTextNode(t.name));
+      name.append(sw, ctx.name ? ctx.name(t.name) : document.createTextNode(t.name));
       tr.append(name, el("td", "n", ((b.items || [])[p] || 0) + " " + L("items")));
       tbl.appendChild(tr);
     });

@@ -4,11 +4,23 @@
  *                agents: [[ [x, y], ... ] per team], actions: [{p, a, t, x, y, fx, fy, ok, u, text}],
  *                points: [[area, wall] per team], logged: [[area, wall] | null per team]}
  * data.field = {w, h, points}. Texts go through textContent; SVG is built with createElementNS.
+ * The field takes the width it is given (square cells, capped in replayer.css).  Nothing needs a hover:
+ * a legend is always shown, and a tap (or click) on a cell shows that cell in words under the field
+ * (the cell stays chosen while stepping).
  */
 (() => {
   const NS = "http://www.w3.org/2000/svg";
   const S = 30;  // cell size in SVG units
   const PUT = 1, MOVE = 3, REMOVE = 4;
+  //: English fallbacks of labels a payload may lack (the page sends them translated).
+  const DEFAULTS = {
+    legend_wall: "wall", legend_area: "area (enclosed)", legend_agent: "agent (its number)", legend_put: "put",
+    legend_move: "move", legend_remove: "remove", legend_failed: "failed (red, dashed)",
+    legend_negative: "negative cell (violet)", tap_cell: "Tap a cell to see it in words.",
+    cell_points: "{n} points", wall_of: "wall of {team}", area_of: "area of {team}", agent_n: "agent {n}",
+    acts_here: "actions aimed here",
+  };
+  const chosen = {};  // game id -> [x, y] of the cell tapped last
 
   function svg(tag, attrs, text) {
     const e = document.createElementNS(NS, tag);
@@ -26,7 +38,8 @@
 
   function render(frame, ctx) {
     const { el, data, labels } = ctx;
-    const L = (k) => (labels && labels[k]) || k;
+    const fmt = ctx.fmt || ((t, v) => String(t).replace(/\{(\w+)\}/g, (m, k) => (k in v ? String(v[k]) : m)));
+    const L = (k) => (labels && labels[k]) || DEFAULTS[k] || k;
     const f = data.field || { w: 0, h: 0, points: [] };
     const b = frame.board || {};
     const teams = data.players || [];
@@ -78,7 +91,7 @@
       if (a.x < 0 || a.y < 0 || a.x >= f.w || a.y >= f.h) continue;
       const cx = a.x * S + S / 2, cy = a.y * S + S / 2;
       const stroke = a.ok ? color(a.p) : "#B3261E";
-      const g = svg("g", { class: "km-act" + (a.ok ? "" : " failed"), "data-p": a.p, "data-a": a.a });
+      const g = svg("g", { class: "km-act" + (a.ok ? "" : " failed"), "data-p": a.p, "data-a": a.a, "data-x": a.x, "data-y": a.y });
       g.appendChild(svg("title", {}, (teams[a.p] ? teams[a.p].name + " · " : "") + a.text));
       if (a.t === MOVE && a.fx >= 0) {
         const fx = a.fx * S + S / 2, fy = a.fy * S + S / 2;
@@ -101,7 +114,7 @@
     (b.agents || []).forEach((row, p) => row.forEach((xy, i) => {
       if (!xy || xy[0] < 0) return;
       const cx = xy[0] * S + S / 2, cy = xy[1] * S + S / 2;
-      const g = svg("g", { class: "km-agent", "data-p": p, "data-a": i });
+      const g = svg("g", { class: "km-agent", "data-p": p, "data-a": i, "data-x": xy[0], "data-y": xy[1] });
       g.appendChild(svg("circle", { cx, cy, r: S * 0.34, fill: "#fff", stroke: color(p), "stroke-width": 3.5 }));
       g.appendChild(svg("text", { x: cx, y: cy + 4, "text-anchor": "middle", class: "km-agent-id" }, i));
       g.appendChild(svg("title", {}, (teams[p] ? teams[p].name : "") + " · " + L("agent") + " " + i + ` (${xy[0]}, ${xy[1]})`));
@@ -109,6 +122,65 @@
     }));
     const field = el("div", "km-fieldbox");
     field.appendChild(box);
+    // the chosen cell in words (a tap, no hover needed)
+    const detail = el("div", "km-detail");
+    detail.setAttribute("aria-live", "polite");
+    const mark = svg("rect", { class: "km-chosen", width: S, height: S, fill: "none", stroke: "#111", "stroke-width": 3,
+      "pointer-events": "none", visibility: "hidden" });
+    box.appendChild(mark);
+    const choose = (xy) => {
+      detail.replaceChildren();
+      if (!xy || xy[0] < 0 || xy[1] < 0 || xy[0] >= f.w || xy[1] >= f.h) {
+        detail.appendChild(el("span", "km-hint", L("tap_cell")));
+        mark.setAttribute("visibility", "hidden");
+        return;
+      }
+      const [x, y] = xy;
+      mark.setAttribute("x", x * S); mark.setAttribute("y", y * S); mark.setAttribute("visibility", "visible");
+      const i = y * f.w + x, c = cells[i] || ".";
+      const line = el("div", "km-detail-cell");
+      line.appendChild(el("b", null, `(${x}, ${y})`));
+      line.appendChild(document.createTextNode(" · " + fmt(L("cell_points"), { n: f.points[i] }) + " · "));
+      if (c === ".") line.appendChild(document.createTextNode(L("neutral")));
+      else {
+        const code = c.charCodeAt(0), wall = code < 97, p = code - (wall ? 65 : 97);
+        const [before, after] = fmt(L(wall ? "wall_of" : "area_of"), { team: "\u0000" }).split("\u0000");
+        line.append(document.createTextNode(before || ""), team(p), document.createTextNode(after || ""));
+      }
+      (b.agents || []).forEach((row, p) => row.forEach((a, n) => {
+        if (a && a[0] === x && a[1] === y) {
+          line.append(document.createTextNode(" · "), team(p), document.createTextNode(" " + fmt(L("agent_n"), { n })));
+        }
+      }));
+      detail.appendChild(line);
+      const here = (b.actions || []).filter((a) => a.x === x && a.y === y);
+      if (here.length) {
+        const ul = el("ul");
+        for (const a of here) {
+          const li = el("li", a.u ? "unknown" : (a.ok ? "ok" : "failed"));
+          const sw = el("span", "km-swatch"); sw.style.background = color(a.p);
+          li.append(sw, document.createTextNode(a.text));
+          ul.appendChild(li);
+        }
+        detail.append(el("div", "km-actions-title", L("acts_here")), ul);
+      }
+    };
+    const team = (p) => {
+      const sp = el("span", "km-who");
+      const sw = el("span", "km-swatch"); sw.style.background = color(p);
+      sp.append(sw, ctx.name ? ctx.name(teams[p] ? teams[p].name : "?") : document.createTextNode(teams[p] ? teams[p].name : "?"));
+      return sp;
+    };
+    box.addEventListener("click", (e) => {
+      const g = e.target.closest && e.target.closest("[data-x]");
+      if (!g) return;
+      const xy = [parseInt(g.getAttribute("data-x"), 10), parseInt(g.getAttribute("data-y"), 10)];
+      const same = chosen[data.id] && chosen[data.id][0] === xy[0] && chosen[data.id][1] === xy[1];
+      chosen[data.id] = same ? null : xy;  // a second tap on the same cell clears it
+      choose(chosen[data.id]);
+    });
+    choose(chosen[data.id]);
+    field.append(legend(L, color, el), detail);
     // scores
     const score = el("table", "km-score");
     const head = el("tr");
@@ -120,7 +192,7 @@
       const tr = el("tr");
       const name = el("td", "km-team");
       const sw = el("span", "km-swatch"); sw.style.background = color(p);
-      name.append(sw, document.createTextNode(t.name));
+      name.append(sw, ctx.name ? ctx.name(t.name) : document.createTextNode(t.name));
       tr.append(name, el("td", "n", pt[0]), el("td", "n", pt[1]), el("td", "n total", pt[0] + pt[1]));
       if (lg && (lg[0] !== pt[0] || lg[1] !== pt[1])) {
         tr.classList.add("mismatch");
@@ -145,6 +217,34 @@
     side.append(score, list);
     wrap.append(field, side);
     return wrap;
+  }
+
+  /** What the drawing means, always visible (no hover on phones). */
+  function legend(L, color, el) {
+    const row = el("div", "km-legend");
+    const icon = (draw) => {
+      const s = svg("svg", { viewBox: "0 0 20 20", width: 16, height: 16, "aria-hidden": "true" });
+      draw(s);
+      return s;
+    };
+    const c0 = color(0);
+    const items = [
+      ["legend_wall", (s) => s.appendChild(svg("rect", { x: 2, y: 2, width: 16, height: 16, rx: 3, fill: c0, "fill-opacity": 0.9 }))],
+      ["legend_area", (s) => s.appendChild(svg("rect", { x: 1, y: 1, width: 18, height: 18, fill: c0, "fill-opacity": 0.3 }))],
+      ["legend_agent", (s) => { s.appendChild(svg("circle", { cx: 10, cy: 10, r: 7, fill: "#fff", stroke: c0, "stroke-width": 3 }));
+        s.appendChild(svg("text", { x: 10, y: 13.5, "text-anchor": "middle", "font-size": 10, "font-weight": 700 }, "0")); }],
+      ["legend_put", (s) => s.appendChild(svg("rect", { x: 5, y: 5, width: 10, height: 10, transform: "rotate(45 10 10)", fill: "none", stroke: c0, "stroke-width": 2.5 }))],
+      ["legend_move", (s) => s.appendChild(svg("path", { d: "M2,10 L13,10 M10,5 L16,10 L10,15", fill: "none", stroke: c0, "stroke-width": 2.5 }))],
+      ["legend_remove", (s) => s.appendChild(svg("path", { d: "M4,4 L16,16 M16,4 L4,16", stroke: "#111", "stroke-width": 2.5 }))],
+      ["legend_failed", (s) => s.appendChild(svg("path", { d: "M2,10 L18,10", stroke: "#B3261E", "stroke-width": 3, "stroke-dasharray": "4 3" }))],
+      ["legend_negative", (s) => s.appendChild(svg("rect", { x: 1, y: 1, width: 18, height: 18, fill: shade(-8), stroke: "#c9d1d9" }))],
+    ];
+    for (const [key, draw] of items) {
+      const it = el("span", "km-legend-item");
+      it.append(icon(draw), document.createTextNode(L(key)));
+      row.appendChild(it);
+    }
+    return row;
   }
 
   KifuReplayer.renderers["kakomimasu"] = render;

@@ -4,7 +4,9 @@
  *         sentence, refused, findings: [{severity, code, text}], board}], visible: [frame index],
  *         jump: {seq, token}, speeds: [...]}
  * A game plugs in its board with KifuReplayer.renderers[game] = (frame, ctx) => Element.
- * Every text from a log goes through textContent, never innerHTML.
+ * Every text from a log goes through textContent, never innerHTML.  Names (which may be thousands of
+ * characters long) are clipped with an ellipsis: the whole name is in the title (hover) and shows on a
+ * tap or click (phones have no hover), see name().
  */
 const KifuReplayer = (() => {
   const renderers = {};
@@ -32,6 +34,34 @@ const KifuReplayer = (() => {
     return e;
   }
 
+  /** A player's (or any untrusted) name, clipped to one line with an ellipsis; the full name in the
+   *  title and on a tap (the replayer's click handler toggles .open). */
+  function name(text, cls) {
+    const s = text === undefined || text === null ? "" : String(text);
+    const e = el("span", "kr-name" + (cls ? " " + cls : ""), s);
+    e.title = s;
+    return e;
+  }
+
+  /** At most n characters (a long name in a <select> option, which CSS cannot clip). */
+  function short(text, n) {
+    const s = text === undefined || text === null ? "" : String(text);
+    const chars = Array.from(s);
+    return chars.length > n ? chars.slice(0, n - 1).join("") + "…" : s;
+  }
+
+  /** A label with {placeholders}, e.g. fmt("Round {n}", {n: 5}); untranslated keys fall back to English. */
+  function fmt(template, values) {
+    return String(template).replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+  }
+
+  //: English fallbacks of labels a payload built before they existed may lack.
+  const DEFAULTS = {
+    round_n: "Round {n}", turn_n: "turn {n}", step_n: "{what} {k} of {n}", seq_n: "log seq {n}",
+    seq_help: "The event's sequence number in the stored log (what links and the raw log use)",
+    severity_error: "error", severity_warning: "warning", severity_info: "info", tap_hint: "tap to see all",
+  };
+
   function mount(root, data, report) {
     root.innerHTML = SKELETON;
     const $ = (s) => root.querySelector(s);
@@ -43,13 +73,16 @@ const KifuReplayer = (() => {
     };
     const st = { data: null, visible: [], at: 0, timer: null, token: null, perspective: "", items: [], reportTimer: null };
 
-    function L(k) { return (st.data.labels && st.data.labels[k]) || k; }
+    function L(k) { return (st.data.labels && st.data.labels[k]) || DEFAULTS[k] || k; }
 
     function setData(d) {
       const fresh = !st.data || st.data.id !== d.id;
       const oldSeq = st.data && st.visible.length ? st.data.frames[st.visible[st.at]].seq : null;
+      const oldVisible = st.visible.join(",");
+      const had = !!st.data;
       st.data = d;
       st.visible = Array.isArray(d.visible) ? d.visible : d.frames.map((_, i) => i);
+      if (had && (fresh || oldVisible !== st.visible.join(","))) takeFocus();
       if (fresh) { labelControls(); buildViewChoices(); ui.box.dataset.game = d.game || ""; }
       buildList();
       const jump = d.jump || {};
@@ -58,6 +91,16 @@ const KifuReplayer = (() => {
         goSeq(jump.seq, false);
       } else {
         goSeq(oldSeq, false);  // filters changed: keep the event when it still shows, else the nearest
+      }
+    }
+
+    function takeFocus() {
+      // The filter (or round) was just changed in a select outside the replayer, and the focus stayed
+      // there: the arrow keys would go to that select.  Give them back to the replayer.
+      const a = document.activeElement;
+      if (a && a !== document.body && isSelect(a)) {
+        a.blur();
+        ui.box.focus({ preventScroll: true });
       }
     }
 
@@ -79,7 +122,7 @@ const KifuReplayer = (() => {
       ui.view.replaceChildren();
       const all = el("option", null, L("view_all")); all.value = ""; ui.view.appendChild(all);
       for (const p of st.data.players || []) {
-        const o = el("option", null, L("view_as") + " " + p.name); o.value = p.code; ui.view.appendChild(o);
+        const o = el("option", null, L("view_as") + " " + short(p.name, 40)); o.value = p.code; ui.view.appendChild(o);
       }
       ui.view.value = st.perspective;
       ui.view.title = L("view"); ui.view.setAttribute("aria-label", L("view"));
@@ -102,7 +145,7 @@ const KifuReplayer = (() => {
         const warnings = f.findings.filter((x) => x.severity === "warning").length;
         if (errors) what.appendChild(el("span", "flag-error", "● "));
         else if (warnings) what.appendChild(el("span", "flag-warning", "● "));
-        what.appendChild(document.createTextNode((f.label || f.event) + (f.who ? " · " + f.who : "")));
+        what.appendChild(document.createTextNode((f.label || f.event) + (f.who ? " · " + short(f.who, 60) : "")));
         li.title = f.sentence;
         li.append(n, what);
         ui.list.appendChild(li);
@@ -140,23 +183,34 @@ const KifuReplayer = (() => {
       const f = st.data.frames[st.visible[k]];
       // headline
       ui.title.replaceChildren();
-      const where = [L("round") + " " + st.data.round,
-        f.turn === null || f.turn === undefined ? L("before_first_turn") : L("turn") + " " + f.turn,
-        L("event") + " " + (k + 1) + "/" + n, "seq " + f.seq];
-      if (st.data.round === null || st.data.round === undefined) { where.shift(); where.pop(); }  // a game without rounds
-      ui.title.append(el("span", null, where.join(" · ")), el("span", "kr-event", f.label || f.event));
+      const rounds = st.data.round !== null && st.data.round !== undefined;
+      const where = [
+        f.turn === null || f.turn === undefined ? L("before_first_turn") : fmt(L("turn_n"), { n: f.turn }),
+        fmt(L("step_n"), { what: L("event"), k: k + 1, n }),
+      ];
+      if (rounds) where.unshift(fmt(L("round_n"), { n: st.data.round }));  // a game without rounds: none
+      ui.title.append(el("span", "kr-where", where.join(" · ")), el("span", "kr-event", f.label || f.event));
+      if (rounds && f.seq !== null && f.seq !== undefined) {  // the log's own number: a small detail only
+        const s = el("span", "kr-seq", fmt(L("seq_n"), { n: f.seq }));
+        s.title = L("seq_help");
+        ui.title.appendChild(s);
+      }
       ui.sentence.textContent = f.sentence;
+      ui.sentence.title = f.sentence;
+      ui.sentence.classList.remove("open");
       ui.sentence.classList.toggle("refused", !!f.refused);
       ui.findings.replaceChildren();
       for (const x of f.findings) {
         const li = el("li", x.severity);
-        li.append(el("span", "code", x.code), document.createTextNode(x.text));
+        li.append(el("span", "sev", L("severity_" + x.severity)), el("span", "code", x.code),
+          el("span", "text", x.text));
+        li.title = x.text;
         ui.findings.appendChild(li);
       }
       // board
       const render = renderers[st.data.game];
       const ctx = { players: st.data.playersByCode, labels: st.data.labels, perspective: st.perspective,
-        el, data: st.data, prev: k > 0 ? st.data.frames[st.visible[k] - 1] : null };
+        el, name, short, fmt, L, data: st.data, prev: k > 0 ? st.data.frames[st.visible[k] - 1] : null };
       ui.board.replaceChildren(render ? render(f, ctx) : el("pre", null, JSON.stringify(f.board, null, 1)));
       // controls and list
       ui.range.value = String(k + 1);
@@ -209,6 +263,9 @@ const KifuReplayer = (() => {
     }
 
     function onClick(e) {
+      // a tap on a clipped name or sentence shows all of it (phones have no hover)
+      const open = e.target.closest && e.target.closest(".kr-name, .kr-sentence, .kr-findings li");
+      if (open && !e.target.closest(".kr-list")) { open.classList.toggle("open"); return; }
       const act = e.target.closest && e.target.closest("[data-act]");
       if (act) {
         const a = act.dataset.act;
@@ -225,8 +282,10 @@ const KifuReplayer = (() => {
       const path = e.composedPath ? e.composedPath() : [e.target];
       const t = path[0];
       if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
-      if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName || ""))) {
-        if (t !== ui.range) return;
+      if (t && t !== ui.range && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName || ""))) {
+        // typing goes to text fields and a native <select> keeps its own keys; Streamlit's select boxes
+        // (the page's filters: an input with role=combobox) do not use ←/→ while closed
+        if (!(t.tagName === "INPUT" && isSelect(t) && t.getAttribute("aria-expanded") !== "true")) return;
       }
       const keys = { ArrowLeft: () => step(-1), ArrowRight: () => step(1), Home: () => show(0, true),
         End: () => show(st.visible.length - 1, true) };
@@ -235,8 +294,9 @@ const KifuReplayer = (() => {
 
     root.addEventListener("click", onClick);
     ui.range.addEventListener("input", () => show(parseInt(ui.range.value, 10) - 1, true));
-    ui.speed.addEventListener("change", () => { if (st.timer) setPlaying(true); });
-    ui.view.addEventListener("change", () => { st.perspective = ui.view.value; show(st.at, false); });
+    const refocus = () => ui.box.focus({ preventScroll: true });  // ←/→ step again, not change the select
+    ui.speed.addEventListener("change", () => { if (st.timer) setPlaying(true); refocus(); });
+    ui.view.addEventListener("change", () => { st.perspective = ui.view.value; show(st.at, false); refocus(); });
     document.addEventListener("keydown", onKey);
 
     const api = {
@@ -248,11 +308,16 @@ const KifuReplayer = (() => {
     return api;
   }
 
+  /** A select box: <select>, or Streamlit's (baseweb) combobox input. */
+  function isSelect(e) {
+    return e.tagName === "SELECT" || (e.tagName === "INPUT" && e.getAttribute("role") === "combobox");
+  }
+
   function prepare(d) {
     d.playersByCode = {};
     for (const p of d.players || []) d.playersByCode[p.code] = p;
     return d;
   }
 
-  return { renderers, mount, el };
+  return { renderers, mount, el, name, short, fmt };
 })();

@@ -58,7 +58,7 @@
       if (b.to_act === code) seat.classList.add("to-act");
       const name = el("div", "ut-name");
       const chip = el("span", "ut-chip"); chip.style.background = p.color; name.appendChild(chip);
-      name.appendChild(el("span", "who", p.name));
+      name.appendChild(ctx.name(p.name, "who"));
       if (b.to_act === code) name.appendChild(el("span", "ut-badge act", L("to_act")));
       if (b.yell && b.yell[code]) name.appendChild(el("span", "ut-badge uno", "UNO"));
       if (b.bind && b.bind[code]) name.appendChild(el("span", "ut-badge bind", L("bound") + " ×" + b.bind[code]));
@@ -94,7 +94,11 @@
     if (last.prev) { play.appendChild(card(el, last.prev, L, "")); play.appendChild(el("span", "arrow", "→")); }
     play.appendChild(card(el, b.top, L, "big"));
     center.appendChild(play);
-    if (last.by) center.appendChild(el("div", "ut-by", L("played_by") + " " + ((ctx.players[last.by] || {}).name || last.by)));
+    if (last.by) {
+      const by = el("div", "ut-by", L("played_by") + " ");
+      by.appendChild(ctx.name((ctx.players[last.by] || {}).name || last.by));
+      center.appendChild(by);
+    }
     else if (last.first) center.appendChild(el("div", "ut-by", L("first_card")));
     const pills = el("div", "ut-pills");
     const colour = parts(b.top)[0];

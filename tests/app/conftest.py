@@ -35,6 +35,16 @@ def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
+@pytest.fixture(scope="session")
+def mixed_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every real log of the repository, all three games (``tests.conftest.mixed_sources``), in one database."""
+    from tests.conftest import mixed_sources
+
+    db = tmp_path_factory.mktemp("mixed-all") / "kifu.duckdb"
+    ingest(db, *mixed_sources())
+    return db
+
+
 def hostile_log(path: Path) -> Path:
     """The sample with the misbehaving bot renamed to an HTML payload and a script as a title."""
     text = gzip.open(SAMPLE, "rt").read()

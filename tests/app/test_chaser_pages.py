@@ -64,7 +64,8 @@ def test_games_and_bots_page(app: App, all_db: Path) -> None:
     assert max(max(values(t["y"])) for t in chart["data"]) == 0  # nobody took an item
     bots = table(at, "Bot", "Games", "Wins").set_index("Bot")
     assert bots.loc["hunter_c", "Wins"] == 1 and bots.loc["idle_h", "Losses"] == 1
-    assert bots.loc["surround_h", "Won by"] == "walled in by the opponent"
+    assert bots.loc["surround_h", "Won by"] == "walled the opponent in"  # worded from the winner's side
+    assert bots.loc["idle_c", "Lost by"] == "walled in by the opponent"
     # one bot's record over the maps (the first bot: most wins)
     record = table(at, "Map", "Side", "Result", "Opponent")
     first = bots.index[0]
@@ -73,8 +74,8 @@ def test_games_and_bots_page(app: App, all_db: Path) -> None:
 
 def test_matches_page_explains_a_chaser_game(app: App, all_db: Path) -> None:
     at = app(all_db, "matches", match=match_of(all_db, "invalid-direction"))
-    games = table(at, "Game", "Board", "Winner")
-    assert set(games["Game"]) == {"algori-uno", "kakomimasu", "chaser"}
+    assert [h.value.split(" · ")[0] for h in at.header] == ["ALGORI UNO", "Kakomimasu", "CHaser"]  # one table per game
+    assert match_of(all_db, "invalid-direction") in set(table(at, "Map", "How it ended")["Match"])
     assert any("baddir_h sent an action without a valid direction" in c.value.replace("\\", "") for c in at.caption)
 
 
@@ -105,3 +106,13 @@ def test_hostile_bot_names_stay_text(app: App, tmp_path: Path) -> None:
     at = app(db, "chaser_board")
     assert re.search(r"(?<!\\)[<>]", at.subheader[0].value) is None
     assert replay(at)["players"][0]["name"] == HOSTILE  # data; the renderer sets it with textContent
+
+
+def test_link_to_an_action_the_game_does_not_have(app: App, all_db: Path) -> None:
+    match = match_of(all_db, "put-on")
+    at = app(all_db, "chaser_board", match=match, seq="999")
+    assert [w.value for w in at.warning] == [
+        "Action 999 does not exist in this game (it has actions 0–15); showing action 15."]
+    assert replay(at)["jump"]["seq"] == 15
+    at = app(all_db, "chaser_board", match=match, seq="5")
+    assert not at.warning and replay(at)["jump"]["seq"] == 5

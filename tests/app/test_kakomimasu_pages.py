@@ -90,15 +90,16 @@ def test_points_and_actions_page(app: App, mixed_db: Path) -> None:
     assert len(charts) == 3  # points per turn, outcomes per agent, collisions on the field
     points, outcomes, heat = charts
     assert len(points["data"]) == 6 and max(values(points["data"][0]["y"])) == 204
-    assert sum(sum(values(t["y"])) for t in outcomes["data"]) == 60
+    assert sum(sum(values(t["x"])) for t in outcomes["data"]) == 60  # horizontal bars: one per agent
+    assert heat["layout"]["xaxis"]["range"] == [-0.5, 9.5] and heat["layout"]["yaxis"]["range"] == [9.5, -0.5]
     assert sum(sum(row) for row in heat["data"][0]["z"]) == 24  # the 24 conflicts of this game
     assert "No finding" not in " ".join(c.value for c in at.caption)
 
 
 def test_matches_page_lists_every_game(app: App, mixed_db: Path) -> None:
     at = app(mixed_db, "matches")
-    games = table(at, "Game", "Board", "Winner")
-    assert set(games["Game"]) == {"algori-uno", "kakomimasu"}
+    assert [h.value.split(" · ")[0] for h in at.header] == ["ALGORI UNO", "Kakomimasu"]  # one table per game
+    games = table(at, "Board", "Turns", "Winner")
     row = games.set_index("Match").loc[GAME22]
     assert row["Board"] == "10×10" and row["Winner"] == "short-a" and row["Final scores"] == "short-a 204 · short-b 125"
     at = app(mixed_db, "matches", match=GAME22)
@@ -111,9 +112,11 @@ def test_navigation_shows_only_the_games_present(app: App, sample_db: Path, km_d
     with pytest.raises(ValueError, match="Could not find a navigation page"):
         at.switch_page("app_pages/kakomimasu_board.py")
     at = app(km_db)  # Kakomimasu only: no ALGORI page but the shared ones
-    for page in ("round_browser", "penalties", "standings"):
+    for page in ("round_browser", "penalties"):
         with pytest.raises(ValueError, match="Could not find a navigation page"):
             at.switch_page(f"app_pages/{page}.py")
+    at = app(km_db, "standings")  # Players and Standings serve every game
+    assert "Kakomimasu" in at.caption[0].value and [s.key for s in at.get("segmented_control")] == ["lang"]
     at = app(km_db, "kakomimasu_board")
     assert at.title[0].value == "Kakomimasu board"
     assert at.sidebar.selectbox(key="filter.match.kakomimasu").value.startswith("kakomimasu:")
@@ -143,3 +146,26 @@ def test_hostile_player_ids_stay_text(app: App, tmp_path: Path) -> None:
     assert text.startswith("\\<img") and re.search(r"(?<!\\)[<>]", text) is None  # every < > markdown-escaped
     data = replay(app(db, "kakomimasu_board"))
     assert data["players"][0]["name"] == HOSTILE  # data; the renderer sets it with textContent
+
+
+def test_link_to_a_turn_the_game_does_not_have(app: App, mixed_db: Path) -> None:
+    at = app(mixed_db, "kakomimasu_board", match=GAME22, turn="999")
+    assert [w.value for w in at.warning] == [
+        "Turn 999 does not exist in this game (it has turns 0–10); showing turn 10."]
+    assert replay(at)["jump"]["seq"] == 10
+    at = app(mixed_db, "kakomimasu_board", match=GAME22, turn="abc")
+    assert [w.value for w in at.warning] == ["Turn abc does not exist in this game (it has turns 0–10); showing turn 0."]
+    assert replay(at)["jump"]["seq"] == 0
+    at = app(mixed_db, "kakomimasu_board", match=GAME22, turn="7")  # a turn that exists: no message
+    assert not at.warning and replay(at)["jump"]["seq"] == 7
+
+
+def test_board_legend_and_headline_are_translated(app: App, mixed_db: Path) -> None:
+    from app import frames as replayer_frames
+
+    data = replay(app(mixed_db, "kakomimasu_board", match=GAME22))
+    assert data["labels"]["legend_wall"] == "wall" and data["labels"]["first"] == "First turn"  # the game's own wins
+    with i18n.using("ja"):
+        labels = replayer_frames.board_labels({"game": "kakomimasu", "labels": {}})["labels"]
+    for key in replayer_frames.KAKOMIMASU_LABELS.keys() | replayer_frames.COMMON_LABELS.keys():
+        assert not re.search("[a-z]{3}", re.sub(r"\{\w+\}", "", labels[key])), key

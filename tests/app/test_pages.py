@@ -149,7 +149,8 @@ def test_replayer_deep_links_by_seq_and_turn(app: App, sample_db: Path) -> None:
     at = app(sample_db, "round_browser", round="5", seq="650")
     data = replay(at)
     f = [x for x in data["frames"] if x["seq"] == 650][0]
-    assert f["event"] == "penalty" and f["sentence"] == "Penalty for Misbehaver: Card play invalid with card before. (+2 card(s))."
+    assert f["event"] == "penalty" and f["sentence"] == \
+        "Penalty for Misbehaver, +2 card(s): Card does not match the top card (dealer: “Card play invalid with card before.”)"
     assert [x["code"] for x in f["findings"]] == ["card-legal-on-top"]
     assert sorted(f["gained"]["P-00000006"]) and len(f["gained"]["P-00000006"]) == 2  # the two penalty cards
     before = [x for x in data["frames"] if x["seq"] == 649][0]
@@ -177,7 +178,7 @@ def test_penalties_page(app: App, sample_db: Path) -> None:
     rows = table(at, "Cause", "Event no.")
     assert len(rows) == 118
     at.selectbox(key="pen.cause").set_value("timeout").run()
-    assert set(table(at, "Cause", "Event no.")["Cause"]) == {"timeout"}
+    assert set(table(at, "Cause", "Event no.")["Cause"]) == {"Too slow (5 seconds) (dealer: “timeout”)"}
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     causes = charts[0]
     assert causes["data"][0]["orientation"] == "h"  # causes as horizontal bars with their counts printed
@@ -212,7 +213,9 @@ def test_special_logic_page(app: App, sample_db: Path) -> None:
     values = {m.label: m.value for m in at.metric}
     assert values["Firings"] == "116" and values["Accepted"] == "97"
     titles = table(at, "Title", "Outcome", "Count")
-    assert set(titles["Outcome"]) == {"accepted", "Special logic title too long.", "Param title invalid."}
+    assert set(titles["Outcome"]) == {"accepted", "refused: title longer than 32 characters", "refused: no valid title"}
+    firings = table(at, "Event before")
+    assert not any(" by " in v and "-" in v.split(" by ")[0] for v in firings["Event before"] if isinstance(v, str))
 
 
 def test_violations_page_filters(app: App, sample_db: Path) -> None:
@@ -220,12 +223,12 @@ def test_violations_page_filters(app: App, sample_db: Path) -> None:
     at.selectbox(key="vio.family").set_value("dealer-judgement").run()
     from rules.uno.catalog import CHECKS
 
-    codes = set(table(at, "Check", "What happened")["Check"])
+    codes = set(table(at, "Check code", "What happened")["Check code"])
     assert codes and {CHECKS[c].family for c in codes} == {"dealer-judgement"}
     at.selectbox(key="vio.family").set_value("player-rule").run()
     at.selectbox(key="vio.severity").set_value("error").run()
     rows = table(at, "Check", "What happened")
-    assert len(rows) == 118 and set(rows["Severity"]) == {"error"}
+    assert len(rows) == 118 and set(rows["Severity"]) == {"Error"}
 
 
 def test_player_filter_applies_to_pages(app: App, sample_db: Path) -> None:

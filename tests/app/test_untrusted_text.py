@@ -30,12 +30,13 @@ def test_chart_legends_and_hovers_escape_html() -> None:
     df = pd.DataFrame({"round_no": [1, 2], "total_score": [3, 4], "player_name": [HOSTILE, HOSTILE]})
     fig = charts.score_race(df, "t", {}, {HOSTILE: "#E69F00"})
     names = {t.name for t in fig.data}
-    assert names == {html.escape(HOSTILE)} and "<a " not in next(iter(names))
+    shown = charts.wrap(html.escape(HOSTILE))  # escaped, then wrapped: the only markup is charts' own <br>
+    assert names == {shown} and "<a " not in next(iter(names)) and "<" not in shown.replace("<br>", "")
     assert fig.data[0].line.color == "#E69F00"  # the player's colour follows the escaped name
     bars = charts.ranked_bars(pd.DataFrame({"cause": ["<b>x</b>"], "player_name": [HOSTILE]}), "cause", "player_name", "t", {})
-    assert "<b>" not in str(list(bars.data[0].y)) and {t.name for t in bars.data if t.name} == {html.escape(HOSTILE)}
+    assert "<b>" not in str(list(bars.data[0].y)) and {t.name for t in bars.data if t.name} == {shown}
     per = charts.per_round(pd.DataFrame({"round_no": [1], "player_name": [HOSTILE]}), "player_name", "t", {})
-    assert {t.name for t in per.data} == {html.escape(HOSTILE)}
+    assert {t.name for t in per.data} == {shown}
 
 
 def test_terminal_output_neutralises_control_characters() -> None:

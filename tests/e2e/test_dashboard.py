@@ -106,3 +106,21 @@ def test_hostile_names_stay_text_in_the_browser(page: Any, empty_app: str, tmp_p
     assert page.locator(".kr img, .ut img").count() == 0
     screenshot(page, "hostile_round_browser")
     assert dialogs == []
+
+
+def test_page_load_asks_nothing_beyond_the_server(page: Any, app_url: str) -> None:
+    """The page icon and every asset come from the server itself (a ":material/…" page icon made every
+    browser fetch a favicon from fonts.gstatic.com)."""
+    from urllib.parse import urlparse
+
+    host = urlparse(app_url).hostname
+    outside: list[str] = []
+    page.on("request", lambda r: outside.append(r.url) if urlparse(r.url).scheme in ("http", "https", "ws", "wss")
+            and urlparse(r.url).hostname != host else None)  # fmt: skip
+    for path in ("", "players"):
+        page.goto(f"{app_url}/{path}")
+        wait_for_app(page)
+        page.wait_for_timeout(1000)
+    assert outside == []
+    icon = page.locator("link[rel*='icon']").first.get_attribute("href", timeout=5000) or ""
+    assert urlparse(icon).hostname in (None, host), icon  # a data: URL or the server's own file

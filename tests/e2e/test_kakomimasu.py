@@ -73,3 +73,33 @@ def test_both_games_in_one_dashboard(page: Any, mixed_url: str) -> None:
     nav.get_by_text("Round replayer").click()
     wait_for_app(page)
     expect(page.locator(".kr-board .ut")).to_be_visible()  # the card table still renders
+
+
+def test_board_uses_the_width_it_has_and_needs_no_hover(page: Any, mixed_url: str) -> None:
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{mixed_url}/kakomimasu_board?match={GAME08}&turn=40")
+    wait_for_app(page)
+    expect(page.locator(".km-field")).to_be_visible()
+    column = page.get_by_test_id("stMainBlockContainer").evaluate(
+        "e => { const s = getComputedStyle(e); return e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight); }")
+    field = page.locator(".km-field").bounding_box()
+    assert field["width"] >= 0.6 * column, (field, column)
+    assert abs(field["width"] - field["height"]) < 2  # square cells on a square field
+    cell = page.locator(".km-cell[data-x='3'][data-y='3'] rect").first.bounding_box()
+    assert abs(cell["width"] - cell["height"]) < 1
+    expect(page.locator(".km-legend")).to_be_visible()  # what the drawing means, without hovering
+    # a click (a tap on a phone) tells the cell in words, and it stays chosen while stepping
+    page.locator(".km-cell[data-x='3'][data-y='3']").click(force=True)
+    expect(page.locator(".km-detail")).to_contain_text("(3, 3)")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".kr")).to_have_attribute("data-seq", "41")
+    expect(page.locator(".km-detail")).to_contain_text("(3, 3)")
+    screenshot(page, "kakomimasu-board-wide")
+
+
+def test_link_to_a_turn_that_does_not_exist(page: Any, mixed_url: str) -> None:
+    page.goto(f"{mixed_url}/kakomimasu_board?match={GAME08}&turn=999")
+    wait_for_app(page)
+    expect(page.get_by_test_id("stAlert")).to_contain_text("Turn 999 does not exist in this game")
+    expect(page.locator(".kr")).to_have_attribute("data-seq", "60")
+    page.wait_for_url(lambda u: "turn=60" in u, timeout=10_000)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import screenshot, wait_for_app
@@ -208,3 +212,121 @@ def test_shared_html_files_open_without_a_server(page: Any, tmp_path: Any) -> No
     expect(page.locator(".kr-title")).to_contain_text("Round 5")
     assert all(u.startswith(("file:", "data:", "about:")) for u in requests), requests
     screenshot(page, "shared_match_file")
+
+
+# ---- the filter, phones, Japanese, hostile names
+
+
+def test_arrow_keys_step_after_changing_the_filter(page: Any, app_url: str) -> None:
+    """The Show filter is a select outside the replayer: after a change the arrows still step the replayer."""
+    page.set_viewport_size({"width": 1440, "height": 900})
+    _open(page, app_url, "round_browser?round=5&seq=600")
+    every = page.locator(".kr-list li").count()
+    page.get_by_role("combobox", name="Show", exact=True).click()
+    page.get_by_role("option", name="events with findings").click()
+    wait_for_app(page)
+    for _ in range(40):  # the replayer has taken its new data
+        if 0 < page.locator(".kr-list li").count() < every:
+            break
+        page.wait_for_timeout(250)
+    items = [int(s) for s in page.locator(".kr-list li").evaluate_all("els => els.map(e => e.dataset.seq)")]
+    at = _seq(page)
+    assert at in items and items.index(at) + 1 < len(items)
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".kr")).to_have_attribute("data-seq", str(items[items.index(at) + 1]))
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator(".kr")).to_have_attribute("data-seq", str(at))
+
+
+def test_phone_japanese_buttons_keep_their_words_on_one_line(browser: Any, app_url: str) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="ja-JP")
+    page = context.new_page()
+    _open(page, app_url, ROUND5 + "&lang=ja")
+    expect(page.locator(".kr-back")).to_contain_text("戻る")
+    page.wait_for_timeout(500)
+    one_line = page.locator(".kr-first").bounding_box()["height"]  # "|◀": one line by construction
+    for sel in (".kr-back", ".kr-next", ".kr-play"):
+        box = page.locator(sel).bounding_box()
+        assert box["height"] <= one_line + 2, (sel, box, one_line)  # "戻/る" on two lines would be ~20 px taller
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390, (sel, box)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(page, "replayer_phone_ja")
+    context.close()
+
+
+LONG = "ＬｏｎｇＮａｍｅ" + "W" * 1500 + "長" * 1492  # 3,000 characters, half of them with no break opportunity
+
+
+@pytest.fixture(scope="module")
+def long_name_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    import duckdb
+
+    from tests.conftest import SAMPLE, ingest
+    from tests.e2e.conftest import serve
+
+    db: Path = tmp_path_factory.mktemp("e2e-long") / "kifu.duckdb"
+    ingest(db, SAMPLE)
+    con = duckdb.connect(str(db))
+    con.execute("update players set player_name = ? where player_code = 'P-00000006'", [LONG])  # Misbehaver
+    con.close()
+    with serve(db) as url:
+        yield url, db
+
+
+def _fits(page: Any, width: int) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert page.evaluate("document.body.scrollWidth") <= width
+
+
+def test_a_3000_character_name_does_not_widen_the_page(browser: Any, long_name_db: tuple[str, Path]) -> None:
+    url, _db = long_name_db
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    _open(page, url, ROUND5)
+    _fits(page, 390)
+    who = page.locator(".ut-seat[data-player='P-00000006'] .kr-name")
+    assert who.get_attribute("title") == LONG  # the whole name on hover …
+    assert who.bounding_box()["height"] < 30  # … clipped to one line
+    who.tap()  # … and on a tap (no hover on a phone)
+    expect(who).to_have_class(re.compile(r"\bopen\b"))
+    assert who.bounding_box()["height"] > 60
+    _fits(page, 390)
+    screenshot(page, "replayer_long_name_phone")
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.wait_for_timeout(500)
+    _fits(page, 1440)
+    context.close()
+
+
+def test_a_3000_character_name_in_the_downloaded_file(browser: Any, long_name_db: tuple[str, Path], tmp_path: Path) -> None:
+    import duckdb
+
+    from app import frames, i18n, replayer
+    from queries import dashboard as q
+
+    _url, db = long_name_db
+    con = duckdb.connect(str(db), read_only=True)
+    match = q.match_list(con)["match_id"][0]
+    names = q.player_names(con, match)
+    assert LONG in names.values()
+    with i18n.using("ja"):
+        rounds = [frames.round_from(con, match, r, names, {}) for r in (4, 5)]
+    con.close()
+    files = {"round": replayer.standalone_html(rounds[1], title="第 5 対戦", lang="ja"),
+             "match": replayer.standalone_html({"rounds": rounds}, title="試合", lang="ja")}  # fmt: skip
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    for name, html in files.items():
+        path = tmp_path / f"{name}.html"
+        path.write_text(html, encoding="utf-8")
+        page.goto(path.as_uri())
+        expect(page.locator(".kr-board .ut")).to_be_visible()
+        _fits(page, 390)
+        who = page.locator(".ut-seat .kr-name", has_text="ＬｏｎｇＮａｍｅ")
+        assert who.get_attribute("title") == LONG
+        who.tap()
+        expect(who).to_have_class(re.compile(r"\bopen\b"))
+        _fits(page, 390)
+        expect(page.locator(".kr-back")).to_contain_text("戻る")
+    screenshot(page, "shared_file_long_name_phone")
+    context.close()

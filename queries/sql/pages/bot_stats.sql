@@ -1,41 +1,43 @@
--- Every bot (by name) across all matches: the numbers a contestant compares between versions.
--- grain: one row per player_name
-with per_match as (
+-- Every ALGORI UNO bot (by name) across the ALGORI matches: the numbers a contestant compares between
+-- versions.  Other games' bots have their own statistics (pages/game_results, kakomimasu/players, chaser/bots).
+-- grain: one row per player_name; counts are integers, rates fractions (0..1)
+with uno as (
     select p.player_name, p.match_id, p.player_code, p.final_score, p.rounds_won, p.final_rank, m.rounds_played
     from players p join matches m using (match_id)
+    where m.game = 'algori-uno'
 ),
-rs as (select pl.player_name, avg(r.score) as avg_round_score, count(*) as rounds
-       from round_scores r join players pl on pl.match_id = r.match_id and pl.player_code = r.player_code
-       group by pl.player_name),
-pen as (select pl.player_name, count(*) as penalties from penalties x
-        join players pl on pl.match_id = x.match_id and pl.player_code = x.player group by pl.player_name),
-vio as (select pl.player_name, count(*) filter (where v.severity = 'error') as violations,
+rs as (select u.player_name, avg(r.score) as avg_round_score, count(*) as rounds
+       from round_scores r join uno u on u.match_id = r.match_id and u.player_code = r.player_code
+       group by u.player_name),
+pen as (select u.player_name, count(*) as penalties from penalties x
+        join uno u on u.match_id = x.match_id and u.player_code = x.player group by u.player_name),
+vio as (select u.player_name, count(*) filter (where v.severity = 'error') as violations,
                count(*) filter (where v.code = 'wd4-bluff') as wd4_bluffs
-        from violations v join players pl on pl.match_id = v.match_id and pl.player_code = v.player
-        group by pl.player_name),
-tt as (select pl.player_name, cast(quantile_cont(t.think_ms, 0.5) as integer) as think_p50_ms,
-              cast(quantile_cont(t.think_ms, 0.95) as integer) as think_p95_ms, max(t.think_ms) as think_max_ms,
+        from violations v join uno u on u.match_id = v.match_id and u.player_code = v.player
+        group by u.player_name),
+tt as (select u.player_name, cast(quantile_cont(t.think_ms, 0.5) as integer) as think_p50_ms,
+              cast(quantile_cont(t.think_ms, 0.95) as integer) as think_p95_ms, cast(max(t.think_ms) as integer) as think_max_ms,
               count(*) filter (where t.think_ms > 4000) as actions_over_4s
-       from think_times t join players pl on pl.match_id = t.match_id and pl.player_code = t.player
-       group by pl.player_name),
-ch as (select pl.player_name, count(*) filter (where c.is_challenge) as challenges,
+       from think_times t join uno u on u.match_id = t.match_id and u.player_code = t.player
+       group by u.player_name),
+ch as (select u.player_name, count(*) filter (where c.is_challenge) as challenges,
               count(*) filter (where c.success) as challenges_won
-       from challenges c join players pl on pl.match_id = c.match_id and pl.player_code = c.challenger
-       group by pl.player_name)
-select pm.player_name, count(*) as matches, sum(pm.rounds_played) as rounds,
-       sum(pm.rounds_won) as rounds_won,
+       from challenges c join uno u on u.match_id = c.match_id and u.player_code = c.challenger
+       group by u.player_name)
+select pm.player_name, cast(count(*) as integer) as matches, cast(coalesce(sum(pm.rounds_played), 0) as integer) as rounds,
+       cast(coalesce(sum(pm.rounds_won), 0) as integer) as rounds_won,
        round(sum(pm.rounds_won) / nullif(sum(pm.rounds_played), 0), 4) as win_rate,
        round(rs.avg_round_score, 2) as avg_round_score,
-       count(*) filter (where pm.final_rank = 1) as matches_won,
-       coalesce(pen.penalties, 0) as penalties,
+       cast(count(*) filter (where pm.final_rank = 1) as integer) as matches_won,
+       cast(coalesce(pen.penalties, 0) as integer) as penalties,
        round(coalesce(pen.penalties, 0) / nullif(sum(pm.rounds_played), 0), 4) as penalties_per_round,
-       coalesce(vio.violations, 0) as violations,
+       cast(coalesce(vio.violations, 0) as integer) as violations,
        round(coalesce(vio.violations, 0) / nullif(sum(pm.rounds_played), 0), 4) as violations_per_round,
-       coalesce(ch.challenges, 0) as challenges,
+       cast(coalesce(ch.challenges, 0) as integer) as challenges,
        round(coalesce(ch.challenges_won, 0) / nullif(ch.challenges, 0), 4) as challenge_accuracy,
-       coalesce(vio.wd4_bluffs, 0) as wd4_bluffs,
-       tt.think_p50_ms, tt.think_p95_ms, tt.think_max_ms, coalesce(tt.actions_over_4s, 0) as actions_over_4s
-from per_match pm
+       cast(coalesce(vio.wd4_bluffs, 0) as integer) as wd4_bluffs,
+       tt.think_p50_ms, tt.think_p95_ms, tt.think_max_ms, cast(coalesce(tt.actions_over_4s, 0) as integer) as actions_over_4s
+from uno pm
 left join rs on rs.player_name = pm.player_name
 left join pen on pen.player_name = pm.player_name
 left join vio on vio.player_name = pm.player_name
