@@ -71,12 +71,17 @@ def _split_word(word: str, width: float) -> list[tuple[str, float]]:
     return pieces
 
 
-def wrap(text: str, width: float = LABEL_WIDTH) -> str:
+#: Lines a label keeps at most (a 3,000-character bot name must not fill the chart); "…" marks the cut.
+MAX_LINES = 6
+
+
+def wrap(text: str, width: float = LABEL_WIDTH, max_lines: int = MAX_LINES) -> str:
     """Break an ALREADY ESCAPED text into lines of at most ``width`` columns joined by ``<br>``.
 
     Latin text breaks at spaces (a word longer than a line is cut), Japanese between any two
     characters (not before 、。）…), HTML entities are never cut. The only markup in the result is
-    the ``<br>`` added here, so escaped log text stays text.
+    the ``<br>`` added here, so escaped log text stays text. Past ``max_lines`` lines the text is cut,
+    ending in "…".
     """
     lines: list[str] = []
     line, used, space = "", 0.0, False
@@ -102,6 +107,8 @@ def wrap(text: str, width: float = LABEL_WIDTH) -> str:
         space = False
     if line:
         lines.append(line)
+    if len(lines) > max_lines:
+        lines = [*lines[: max_lines - 1], lines[max_lines - 1] + "…"]
     return "<br>".join(lines)
 
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from app.describe import ACTIONS, cell_int, cell_text, describe, event_label
 from app.findings import finding_sentence, with_names
+from app.reasons import SEVERITIES
 from app.i18n import N_, _
 from queries import dashboard as q
 from rules.uno.events import penalty_text
@@ -41,7 +42,7 @@ LABELS = {
 COMMON_LABELS = {
     "round_n": N_("Round {n}"), "turn_n": N_("turn {n}"), "step_n": N_("{what} {k}/{n}"), "seq_n": N_("log seq {n}"),
     "seq_help": N_("The event's sequence number in the stored log (links and the raw log use it)"),
-    "severity_error": N_("error"), "severity_warning": N_("warning"), "severity_info": N_("info"),
+    "severity_error": SEVERITIES["error"], "severity_warning": SEVERITIES["warning"], "severity_info": SEVERITIES["info"],
 }  # fmt: skip
 
 #: The Kakomimasu field's legend and the tapped cell in words.
@@ -53,10 +54,6 @@ KAKOMIMASU_LABELS = {
     "wall_of": N_("wall of {team}"), "area_of": N_("area of {team}"), "agent_n": N_("agent {n}"),
     "acts_here": N_("Actions aimed at this cell"),
 }  # fmt: skip
-
-#: What a finding's severity is called.
-SEVERITIES = {"error": N_("error"), "warning": N_("warning"), "info": N_("info")}
-
 
 def labels() -> dict[str, str]:
     return {k: _(v) for k, v in (COMMON_LABELS | LABELS).items()}

@@ -22,6 +22,8 @@ from app import i18n
 #: Streamlit's own visible English that a Japanese page must not show (Kifu replaces or hides it).
 STREAMLIT_ENGLISH = ("View more", "View less", "Drag and drop file here", "Browse files", "per file",
                      "This app has encountered an error", "Choose an option", "No results")  # fmt: skip
+#: Streamlit's own labels that are English only as a whole text ("Upload" alone is its uploader's button).
+STREAMLIT_LABELS = {"Upload", "Browse files", "Fullscreen", "Download as CSV", "Search"}
 #: Catalog messages that are the same in both languages (names, symbols, units).
 SAME_IN_BOTH = {"ALGORI", "UNO", "CHaser", "Kifu", "Cool", "Hot", "MB", "ms", "ID", "URL", "HTML"}
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
@@ -72,6 +74,8 @@ def left_in_english(texts: list[str]) -> list[str]:
         if not text.strip("“” "):
             continue
         hit = next((s for s in STREAMLIT_ENGLISH if s in text), None)
+        if hit is None and text in STREAMLIT_LABELS:
+            hit = text
         if hit is None and text in eng.exact:
             hit = text
         if hit is None:

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from app import frames, i18n, replayer, ui
+from app import frames, i18n, reasons, replayer, ui
 from app.findings import finding_sentence
 from app.i18n import N_, _
 from queries import dashboard as q
@@ -167,8 +167,8 @@ with cols[0]:
             sev = str(f.get("severity"))
             mark = {"error": ":red", "warning": ":orange"}.get(sev, ":gray")
             with st.container(border=True, key=f"rb.finding.{i}"):
-                st.markdown(f"{mark}[**{_(frames.SEVERITIES.get(sev, sev))}**] · {ui.md(f.get('code'))}")
-                st.markdown(ui.md(finding_sentence(f, short)))
+                st.markdown(f"{mark}[**{reasons.severity_word(sev)}**] · {ui.md(finding_sentence(f, short))}")
+                st.caption(ui.md(f.get("code")), help=reasons.check_explanation(f.get("code")) or None)
 with cols[1], st.expander(_("Raw event (as read from the log)")):
     raw = q.raw_event(con, match, seq) if seq is not None else None
     if raw:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import streamlit as st
@@ -59,6 +60,17 @@ def _added(new: bool) -> None:
                 st.switch_page(page, query_params={"match": m})
 
 
+def _uploader_in_the_viewers_language() -> None:
+    """Streamlit's file uploader labels its button "Upload" and repeats "200MB per file" in English
+    whatever the page's language (it has no option for them): its button says ours instead, and the limit
+    is said once, above, in the viewer's language.  Only Kifu's own catalog text goes into the style."""
+    label = json.dumps(_("Choose a file"), ensure_ascii=False)
+    st.html("<style>[data-testid='stFileUploaderDropzoneInstructions']{display:none}"
+            "[data-testid='stFileUploaderDropzone'] button [data-testid='stMarkdownContainer']{display:none}"
+            f"[data-testid='stFileUploaderDropzone'] button > div > span::after{{content:{label}}}</style>")
+
+
+_uploader_in_the_viewers_language()
 uploaded = st.file_uploader(_("Log file"), type=None, key="up.file")
 if uploaded is not None and st.button(_("Ingest"), type="primary", key="up.go"):
     try:

@@ -34,13 +34,20 @@ def _causes(*causes: str, players: tuple[str, ...] = ("Alice",)) -> pd.DataFrame
                                   URL_NAME, "短い", "a & b"])  # fmt: skip
 def test_wrap_keeps_lines_short_and_text_whole(text: str) -> None:
     escaped = html.escape(text)
-    wrapped = charts.wrap(escaped)
+    wrapped = charts.wrap(escaped, max_lines=len(escaped))
     lines = wrapped.split("<br>")
     assert all(_width(line) <= charts.LABEL_WIDTH + charts.FULL_WIDTH for line in lines), lines
     # nothing lost or added but the breaks (a space at a break is dropped)
     assert re.sub(r"\s", "", wrapped.replace("<br>", "")) == re.sub(r"\s", "", escaped)
     # entities are never cut, and the only markup is the <br> added here
     assert "<" not in wrapped.replace("<br>", "") and not re.search(r"&[a-z#0-9]*<br>", wrapped)
+
+
+def test_a_label_keeps_at_most_max_lines() -> None:
+    """A 3,000-character bot name does not fill the chart: cut after MAX_LINES lines, ending in "…"."""
+    lines = charts.wrap(html.escape("L" * 3000)).split("<br>")
+    assert len(lines) == charts.MAX_LINES and lines[-1].endswith("…")
+    assert charts.wrap("short name") == "short name"
 
 
 def test_long_japanese_labels_are_wrapped_and_the_chart_grows() -> None:

@@ -15,9 +15,9 @@ def test_dashboard_opens_on_the_sample(page: Any, app_url: str) -> None:
     page.goto(app_url)
     wait_for_app(page)
     expect(page.get_by_test_id("stHeading").first).to_contain_text("Matches")
-    values = page.get_by_test_id("stMetricValue")
-    expect(values.nth(0)).to_have_text("1")  # matches
-    expect(values.nth(1)).to_have_text("40")  # rounds of the sample
+    expect(page.get_by_text("replays contest logs")).to_be_visible()  # what Kifu is, where to start
+    expect(page.get_by_test_id("stHeading").nth(1)).to_contain_text("ALGORI UNO")
+    expect(page.get_by_test_id("stHeading").nth(2)).to_contain_text("misbehave-bind2-40")  # the sample, in detail
     assert screenshot(page, "overview").stat().st_size > 10_000
 
 
