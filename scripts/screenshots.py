@@ -1,51 +1,45 @@
-"""Screenshots of every dashboard page in chromium (for release notes and reviews).
+"""The README's screenshots, in Japanese: `kifu serve` must be running on the database to show.
 
-Usage:  .venv/bin/python scripts/screenshots.py URL OUTDIR [--lang en|ja]
-The server at URL must already run (``kifu serve``); pages are shot at 1440x900 (full page) and
-the round replayer also at 390x844 (phone).
+    .venv/bin/python scripts/screenshots.py http://127.0.0.1:8501 [--out docs/screenshots]
+
+Needs Debian's chromium (``scripts/setup.sh dev``) and a database holding the bundled ALGORI sample
+(``misbehave-bind2-40``) — for the mixed view, every game.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-PAGES = {"matches": "", "round_browser": "round_browser?round=5&seq=649", "player_rounds": "player_rounds",
-         "penalties": "penalties", "challenges": "challenges", "special_logic": "special_logic",
-         "violations": "violations", "players": "players", "standings": "standings", "upload": "upload"}  # fmt: skip
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
+from playwright.sync_api import sync_playwright
+
+READY = "[data-testid='stApp'][data-test-script-state='notRunning']"
+#: file name -> (page and query, viewport height)
+SHOTS = {
+    "matches-ja.png": ("?lang=ja", 1300),
+    "player-rounds-ja.png": ("player_rounds?lang=ja&match=misbehave-bind2-40&player=P-00000006", 1100),
+    "replayer-penalty-ja.png": ("round_browser?lang=ja&match=misbehave-bind2-40&round=5&seq=650", 1500),
+}
 
 
-def main() -> int:
+def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("url")
-    ap.add_argument("outdir", type=Path)
-    ap.add_argument("--lang", default="en")
-    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "docs" / "screenshots")
     args = ap.parse_args()
-    from playwright.sync_api import sync_playwright
-
-    args.outdir.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=args.chromium, args=ARGS)
-        for viewport, pages in (({"width": 1440, "height": 900}, PAGES), ({"width": 390, "height": 844},
-                                                                         {"round_browser": PAGES["round_browser"]})):  # fmt: skip
-            page = browser.new_page(viewport=viewport)
-            for name, path in pages.items():
-                sep = "&" if "?" in path else "?"
-                page.goto(f"{args.url.rstrip('/')}/{path}{sep}lang={args.lang}")
-                page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=60_000)
-                page.wait_for_timeout(1500)
-                suffix = "_phone" if viewport["width"] < 500 else ""
-                out = args.outdir / f"{name}{suffix}.png"
-                page.screenshot(path=str(out), full_page=viewport["width"] > 500)
-                print(out)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        for name, (path, height) in SHOTS.items():
+            page = browser.new_page(viewport={"width": 1440, "height": height}, locale="ja-JP")
+            page.goto(f"{args.url.rstrip('/')}/{path}")
+            page.wait_for_selector(READY, timeout=60_000)
+            page.wait_for_timeout(2500)  # charts and the replayer draw after the run
+            page.screenshot(path=str(args.out / name))
+            print(args.out / name)
             page.close()
         browser.close()
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -202,8 +202,8 @@ const KifuReplayer = (() => {
       ui.findings.replaceChildren();
       for (const x of f.findings) {
         const li = el("li", x.severity);
-        li.append(el("span", "sev", L("severity_" + x.severity)), el("span", "code", x.code),
-          el("span", "text", x.text));
+        li.append(el("span", "sev", L("severity_" + x.severity)), el("span", "text", x.text),
+          el("span", "code", x.code));  // the check's code: a small detail after the words
         li.title = x.text;
         ui.findings.appendChild(li);
       }
