@@ -200,7 +200,12 @@ def per_round(df: pd.DataFrame, color: str | None, title: str, labels: dict[str,
     fig = px.bar(counts, x="round_no", y="count", color=color, labels=labels or {},
                  color_discrete_map=_colors(colors))  # fmt: skip
     fig.update_layout(bargap=0.1)
-    fig.update_yaxes(rangemode="nonnegative")
+    fig.update_yaxes(rangemode="nonnegative", tickformat="d")  # counts: whole numbers only
+    fig.update_xaxes(tickformat="d")  # round numbers
+    if counts.groupby("round_no")["count"].sum().max() <= 8:
+        fig.update_yaxes(dtick=1)
+    if counts["round_no"].nunique() <= 12:
+        fig.update_xaxes(tickmode="array", tickvals=sorted(counts["round_no"].unique().tolist()))
     legend = 22 * _legend_rows(list(dict.fromkeys(counts[color]))) if color else 0
     return _layout(fig, 320 + legend, title)
 

@@ -367,7 +367,7 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
             st.warning(_("There is no match {asked} in this database — showing {shown} instead.").format(
                 asked=code(asked), shown=md(label)), icon=":material/search_off:")  # fmt: skip
         else:
-            st.warning(_("{asked} is a {its} match and this page shows {page} matches — showing {shown} instead.").format(
+            st.warning(_("{asked} is a match of {its}, and this page shows {page} matches — showing {shown} instead.").format(
                 asked=code(asked), its=game_name(game_of[wanted]), page=game_name(chosen), shown=md(label)),
                 icon=":material/swap_horiz:")  # fmt: skip
             st.page_link(GAME_PAGES.get(game_of[wanted], "app_pages/matches.py"), query_params={"match": wanted},
@@ -381,8 +381,13 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
     options = [ALL_PLAYERS, *names]
     url_player = st.query_params.get("player")
     key = lkey("filter.player")
+    if url_player and url_player not in names:  # a player's name in the URL, not its code
+        url_player = next((c for c, n in names.items() if n == url_player), url_player)
     if url_player != state.get("filter.player_url") and url_player in names:
         state[key] = url_player
+    elif url_player and url_player != state.get("filter.player_url") and url_player not in names:
+        st.warning(_("There is no player {asked} in this match — showing every player.").format(asked=code(url_player)),
+                   icon=":material/search_off:")  # fmt: skip
     if state.get(key) not in options:
         state[key] = ALL_PLAYERS
     remember("filter.player", st.sidebar.selectbox(_("Player"), options, key=key,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import ui
+from app.findings import what_happened
 from app.i18n import N_, _
 from queries import dashboard as q
 
@@ -48,11 +49,10 @@ else:
     made = df[df["is_challenge"] == True]  # noqa: E712
     rates = made.groupby(col).agg(challenges=("seq", "count"), won=("success", "sum"),
                                   cards_drawn=("cards_received", "sum")).reset_index()  # fmt: skip
-    rates["success_rate"] = rates["won"] / rates["challenges"]
+    rates["success_rate"] = [_pct(int(w), int(n)) for w, n in zip(rates["won"], rates["challenges"], strict=True)]
     st.dataframe(
         ui.readable(rates.rename(columns={col: "player_name"})), hide_index=True, placeholder=ui.MISSING, width="stretch", key="ch.rates",
-        column_config={_("Success rate"): st.column_config.NumberColumn(_("Success rate"), format="percent"),
-                       _("Succeeded"): st.column_config.NumberColumn(_("Succeeded"))},
+        column_config={_("Succeeded"): st.column_config.NumberColumn(_("Succeeded"))},
     )  # fmt: skip
     st.caption(_("Click a row to open that challenge in the replayer."))
     table = shown.reset_index(drop=True)
@@ -70,7 +70,8 @@ if bluffs_missed.empty:
 else:
     bl = bluffs_missed.reset_index(drop=True)
     ev = st.dataframe(ui.readable(bl[["round_no", "turn_no", "player_name", "message"]].assign(
-                          message=[ui.with_names(m, names) for m in bl["message"]])),
+                          message=[what_happened({"message": m, "code": "wd4-bluff"}, names) or ui.with_names(m, names)
+                                   for m in bl["message"]])),
                       hide_index=True, placeholder=ui.MISSING, width="stretch", key="ch.bluffs", on_select="rerun", selection_mode="single-row",
                       column_config=ui.wide_columns(["message"]))  # fmt: skip
     picked = ui.selected_row(ev)

@@ -6,16 +6,20 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, kakomimasu, reasons, ui
+from app.frames import clip
 from app.findings import finding_sentence
 from app.i18n import _
 from queries import kakomimasu as kq
+
+#: Characters of a team's name the charts show (a long name would crowd out the bars; the table shows it whole).
+CHART_NAME = 24
 
 st.title(_("Kakomimasu points and actions"))
 con = ui.require_data()
 match, info = kakomimasu.selected_game(con)
 names = ui.names_of(con, match)
-colors = ui.name_colors(con, match)
-teams = kq.teams(con, match)
+colors = {clip(k, CHART_NAME): v for k, v in ui.name_colors(con, match).items()}  # the charts show names cut short
+teams = kq.teams(con, match).sort_values(["rank", "player_index"], na_position="last")
 winners = [names.get(c, c) for c in teams.sort_values("rank")["player_code"].head(1)] if info.get("decided_by") else []
 if info.get("decided_by") == "draw":
     st.subheader(_("A draw: equal total and wall points"))
@@ -33,13 +37,14 @@ if points.empty:
     st.info(_("No turn has been played in this game yet."))
     st.stop()
 words = {"area": _("area"), "wall": _("wall"), "total": _("total"), "turn": _("Turn"), "points": _("Points")}
-st.plotly_chart(charts.team_points(points, _("Points after every turn"), words, colors), width="stretch", key="km.points",
+st.plotly_chart(charts.team_points(points.assign(player=points["player"].map(lambda n: clip(n, CHART_NAME))),
+                                   _("Points after every turn"), words, colors), width="stretch", key="km.points",
                 config=charts.CONFIG)
 
 outcomes = kq.outcomes(con, match)
 if not outcomes.empty:
     shown = outcomes.assign(
-        who=outcomes["player"].astype(str) + " · " + _("agent") + " " + outcomes["agent_id"].astype(str),
+        who=outcomes["player"].map(lambda n: clip(n, CHART_NAME)) + " · " + _("agent") + " " + outcomes["agent_id"].astype(str),
         result=outcomes["res"].map(lambda r: _(kakomimasu.RESULT_LABELS.get(int(r), str(r)))),
     ).groupby(["player_index", "agent_id", "who", "result"], as_index=False, sort=True)["actions"].sum()
     result_colors = {_(kakomimasu.RESULT_LABELS[k]): c for k, c in kakomimasu.RESULT_COLOURS.items()}

@@ -55,6 +55,15 @@ def percent_text(value: Any) -> str:
     return ui.MISSING if value is None or pd.isna(value) else f"{float(value) * 100:.0f}%"
 
 
+def number_text(value: Any) -> str:
+    """A count as 1059, a mean as 3.71 (never 1059.0 or 0.0083)."""
+    if value is None or pd.isna(value):
+        return ui.MISSING
+    if isinstance(value, int) or float(value).is_integer():
+        return str(int(value))
+    return f"{float(value):.2f}"
+
+
 def table_view(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The table as shown: shares as percentages (one format: "34%"), long text wide."""
     shown = df.copy()
@@ -64,6 +73,10 @@ def table_view(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
             shown[col] = shown[col] * 100
             name = _(ui.COLUMN_NAMES[col])
             config[name] = st.column_config.NumberColumn(name, format="%.0f%%")
+    for col in shown.columns:  # means: two decimals (3.71, not 3.7083)
+        if col not in PERCENT and pd.api.types.is_float_dtype(shown[col]):
+            name = _(ui.COLUMN_NAMES.get(col, col))
+            config.setdefault(name, st.column_config.NumberColumn(name, format="%.2f"))
     config.update(ui.wide_columns([c for c in ("won_by", "lost_by") if c in shown.columns]))
     return ui.readable(shown), config
 
@@ -91,6 +104,8 @@ if len(names) >= 2:
     for col in text.columns:
         if col in PERCENT:
             text[col] = stats[col].map(percent_text)
+        elif pd.api.types.is_numeric_dtype(stats[col]):
+            text[col] = stats[col].map(number_text)
     text = text.astype(object).where(stats.notna(), ui.MISSING).astype(str)
     text[name_col] = names
     side = ui.readable(text).set_index(_(ui.COLUMN_NAMES[name_col])).loc[[a, b]].T

@@ -47,8 +47,8 @@ def _added(new: bool) -> None:
     if con is None:
         return
     matches = q.match_list(con)
-    labels = dict(zip(matches["match_id"], matches["label"], strict=True))
     games = dict(zip(matches["match_id"], matches["game"], strict=True))
+    labels = {m: f"{ui.game_name(games[m])} · {label}" for m, label in ui.match_labels(matches).items()}
     for m in done:
         if m in labels:
             c1, c2 = st.columns([3, 1])

@@ -1,4 +1,4 @@
--- Final totals of the chosen matches with the round at which each total was first reached
+-- Final totals of the chosen matches with the round at which each player first had its final total
 -- (the contest tie-break). params: $matches (list of match ids)
 -- grain: one row per (match_id, player)
 with finals as (
@@ -8,7 +8,7 @@ with finals as (
 reached as (
     select f.match_id, f.player_code, min(r.round_no) as reached_round
     from finals f join round_scores r on r.match_id = f.match_id and r.player_code = f.player_code
-    where r.total_score >= f.final_score
+    where r.total_score = f.final_score  -- first had the final score (a falling total too)
     group by all
 )
 select f.match_id, m.dealer_name, m.rounds_played, f.player_name, f.player_code, f.final_score, f.final_rank,
