@@ -110,4 +110,6 @@ if len(names) >= 2:
     text[name_col] = names
     side = ui.readable(text).set_index(_(ui.COLUMN_NAMES[name_col])).loc[[a, b]].T
     side.columns = [f"{a}", f"{b} "] if a == b else [a, b]
-    st.dataframe(side, width="stretch", key="pl.compare")
+    stat = _("Statistic")  # the statistics' names as a column of their own: wide enough to read on a phone
+    st.dataframe(side.rename_axis(stat).reset_index(), hide_index=True, width="stretch", key="pl.compare",
+                 column_config={stat: st.column_config.TextColumn(stat, width="medium", pinned=True)})

@@ -246,7 +246,9 @@ def test_players_page_compares_two_bots(app: App, sample_db: Path) -> None:
     at.selectbox(key="pl.a").set_value("JS Demo").run()
     at.selectbox(key="pl.b").set_value("Misbehaver").run()
     side = at.dataframe[-1].value
-    assert list(side.columns) == ["JS Demo", "Misbehaver"]
+    assert list(side.columns) == ["Statistic", "JS Demo", "Misbehaver"]
+    row = side.set_index("Statistic").loc["Penalties per round"]
+    assert all(v == "—" or v.count(".") == 0 or len(v.split(".")[1]) == 2 for v in row)  # 3.71, never 3.7083
 
 
 def test_players_page_shows_think_times(app: App, sample_db: Path) -> None:
