@@ -446,6 +446,23 @@ def url_position(prefix: str, match: str, param: str) -> tuple[int | None, int]:
     return at, token
 
 
+def position_or_nearest(payload: dict[str, Any], prefix: str, match: str, param: str, at: int | None,
+                        message: str) -> None:  # fmt: skip
+    """A link to a position the game does not have (``?turn=999``): ``message`` (translated, with ``{asked}``,
+    ``{have}``, ``{shown}``) says so, and the replayer shows the nearest one."""
+    from app import frames
+
+    steps = [f["seq"] for f in payload["frames"]]
+    asked = st.query_params.get(param)
+    if asked is None or not steps or (at is not None and at in steps):
+        return
+    shown = frames.nearest(steps, at) if at is not None else steps[0]
+    st.warning(message.format(asked=md(frames.clip(asked, 24)), have=frames.span(steps), shown=shown),
+               icon=":material/link_off:")  # fmt: skip
+    payload["jump"]["seq"] = shown
+    follow_replayer(prefix, match, param, shown)
+
+
 def follow_replayer(prefix: str, match: str, param: str, at: int | None) -> None:
     """The position the replayer shows, kept and put in the URL (a link to this moment)."""
     if at is not None:

@@ -18,14 +18,8 @@ with st.spinner(_("Replaying the game…")):
     at, token = ui.url_position("ch", match, "seq")
     payload, summary = chaser.game_payload(log, match=match, names=names, jump=at, token=token)
 frames.board_labels(payload)
-steps = [f["seq"] for f in payload["frames"]]
-asked = st.query_params.get("seq")
-if asked is not None and steps and (at is None or at not in steps):  # a link to an action the game does not have
-    shown = frames.nearest(steps, at) if at is not None else steps[0]
-    st.warning(_("Action {asked} does not exist in this game (it has actions {have}); showing action {shown}.").format(
-        asked=ui.md(frames.clip(asked, 24)), have=frames.span(steps), shown=shown), icon=":material/link_off:")  # fmt: skip
-    payload["jump"]["seq"] = shown
-    ui.follow_replayer("ch", match, "seq", shown)
+ui.position_or_nearest(payload, "ch", match, "seq", at, _(
+    "Action {asked} does not exist in this game (it has actions {have}); showing action {shown}."))
 
 md_names = {k: ui.md(frames.clip(v)) for k, v in names.items()}  # bot names into Markdown: escaped, shortened
 st.subheader(chaser.end_sentence(summary.end_kind, summary.winner, summary.loser, summary.end_turn, summary.items, md_names))

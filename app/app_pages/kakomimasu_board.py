@@ -20,14 +20,8 @@ with st.spinner(_("Replaying the game…")):
     game = ui.replayed(kakomimasu.parse, q.match_records(con, match), (GameLogError, ValueError))
     turn, token = ui.url_position("km", match, "turn")
     payload = frames.board_labels(kakomimasu.game_payload(game, match=match, names=names, jump_turn=turn, token=token))
-turns = [f["seq"] for f in payload["frames"]]
-asked = st.query_params.get("turn")
-if asked is not None and turns and (turn is None or turn not in turns):  # a link to a turn the game does not have
-    shown = frames.nearest(turns, turn) if turn is not None else turns[0]
-    st.warning(_("Turn {asked} does not exist in this game (it has turns {have}); showing turn {shown}.").format(
-        asked=ui.md(frames.clip(asked, 24)), have=frames.span(turns), shown=shown), icon=":material/link_off:")  # fmt: skip
-    payload["jump"]["seq"] = shown
-    ui.follow_replayer("km", match, "turn", shown)
+ui.position_or_nearest(payload, "km", match, "turn", turn, _(
+    "Turn {asked} does not exist in this game (it has turns {have}); showing turn {shown}."))
 
 size = f"{info['width']}×{info['height']}"
 board = info.get("board_name") if isinstance(info.get("board_name"), str) else None
