@@ -28,12 +28,7 @@ def _language_switch() -> None:
     st.query_params["lang"] = st.session_state["lang"]
 
 
-#: Phones: page titles one size smaller, and broken between words only when they must (a Japanese title
-#: otherwise wraps one character onto a line of its own: "対戦リプレイヤ／ー"). Kifu's own style, no log text.
-PHONE_STYLE = ("<style>@media (max-width: 640px) {[data-testid='stMain'] h1 {font-size: 1.6rem; word-break: keep-all;"
-               " overflow-wrap: anywhere} [data-testid='stMain'] h2, [data-testid='stMain'] h3 {overflow-wrap: anywhere}}"
-               "</style>")  # fmt: skip
-st.html(PHONE_STYLE)
+st.html(ui.PHONE_STYLE)
 _language_switch()
 con = ui.connect()
 games = q.games_present(con) if con is not None else []

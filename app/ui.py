@@ -28,6 +28,13 @@ UPLOAD_NOTE = {"open": N_("read-only here; logs can be added on the Upload page"
                "token": N_("read-only here; uploads need the server's token"), "off": N_("read-only; uploads are off")}
 
 
+#: Phones: page titles one size smaller, and broken between words only when they must (a Japanese title
+#: otherwise wraps one character onto a line of its own: "対戦リプレイヤ／ー"). Kifu's own style, no log text.
+PHONE_STYLE = ("<style>@media (max-width: 640px) {[data-testid='stMain'] h1 {font-size: 1.6rem; word-break: keep-all;"
+               " overflow-wrap: anywhere} [data-testid='stMain'] h2, [data-testid='stMain'] h3 {overflow-wrap: anywhere}}"
+               "</style>")  # fmt: skip
+
+
 def esc(text: Any) -> str:
     return html.escape("" if text is None else str(text), quote=True)
 
@@ -273,12 +280,23 @@ def games_in_order(games: Any) -> list[str]:
     return [g for g in GAME_ORDER if g in present] + sorted(present - set(GAME_ORDER))
 
 
+#: The white wild's effect in a match (the dealer's ``white_wild`` setting), in words.
+WHITE_WILD = {"bind_2": N_("bind 2"), "skip_bind_2": N_("skip-bind 2")}
+
+
+def white_wild_words(value: Any) -> str:
+    """A match's white-wild setting as a person reads it ("none" when the match has none)."""
+    if not isinstance(value, str) or not value:
+        return _("none")
+    return _(WHITE_WILD[value]) if value in WHITE_WILD else value
+
+
 def match_labels(matches: Any) -> dict[str, str]:
     """Picker labels a person can tell apart: name · board or length · date · short code (no game: the picker is one game's)."""
     out: dict[str, str] = {}
     for r in matches.itertuples(index=False):
         when = r.started_at.strftime("%Y-%m-%d %H:%M") if pd.notna(r.started_at) else "?"
-        name = r.name if isinstance(r.name, str) and r.name else game_name(r.game)
+        name = r.name if isinstance(r.name, str) and r.name else None  # an unnamed game: its board and date say it
         n = num(r.rounds_played, 0)
         if r.game == "algori-uno":
             parts = [name, _("{n} rounds").format(n=n), when, r.short_id]

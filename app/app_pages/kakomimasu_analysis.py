@@ -71,7 +71,7 @@ else:
     rows = found.to_dict("records")
     table = pd.DataFrame({
         "turn": found["turn"], "player_name": found["player_name"], "severity": found["severity"].map(reasons.severity_word),
-        "code": found["code"], "message": [finding_sentence(r, names) for r in rows],
+        "message": [finding_sentence(r, names) for r in rows], "code": found["code"],
     })  # fmt: skip
     st.dataframe(ui.readable(table), hide_index=True, placeholder=ui.MISSING, width="stretch", key="km.findings",
                  column_config=ui.wide_columns(["message"]))  # fmt: skip

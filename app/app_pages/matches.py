@@ -56,7 +56,8 @@ def intro() -> None:
 def game_table(game: str) -> Any:
     rows = matches[matches["game"] == game].reset_index(drop=True)
     table = rows.assign(
-        name=[n if isinstance(n, str) and n else ui.game_name(game) for n in rows["name"]],
+        name=[n if isinstance(n, str) and n else None for n in rows["name"]],
+        white_wild=rows["white_wild"].map(ui.white_wild_words),
         final_scores=rows["scores"], n_turns=rows["rounds_played"], map=rows["board"],
         status=rows["status"].map(lambda s: _(STATUS[s]) if s in STATUS else s),
         end_kind=rows["end_kind"].map(chaser.kinds_text),
@@ -75,7 +76,7 @@ def open_match(game: str, match: str) -> None:
 def uno_detail(match: str, row: Any) -> None:
     st.subheader(f"{ui.md(row['dealer_name'])} · {ui.md(row['dealer_code'])}")
     st.caption(_("match {match} · white wild {white} · {rounds} rounds · {status}").format(
-        match=match, white=row["white_wild"] or _("none"), rounds=row["rounds_played"],
+        match=match, white=ui.white_wild_words(row["white_wild"]), rounds=row["rounds_played"],
         status=_(STATUS.get(row["status"], row["status"]))))  # fmt: skip
     summary = q.match_summary(con, match).reset_index(drop=True)
     st.caption(_("Click a player to see their rounds, worst first."))

@@ -73,10 +73,11 @@ def table_view(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
             shown[col] = shown[col] * 100
             name = _(ui.COLUMN_NAMES[col])
             config[name] = st.column_config.NumberColumn(name, format="%.0f%%")
-    for col in shown.columns:  # means: two decimals (3.71, not 3.7083)
+    for col in shown.columns:  # means: two decimals (3.71, not 3.7083); whole numbers as such (1059, not 1059.00)
         if col not in PERCENT and pd.api.types.is_float_dtype(shown[col]):
             name = _(ui.COLUMN_NAMES.get(col, col))
-            config.setdefault(name, st.column_config.NumberColumn(name, format="%.2f"))
+            whole = bool((shown[col].dropna() == shown[col].dropna().round()).all())
+            config.setdefault(name, st.column_config.NumberColumn(name, format="%d" if whole else "%.2f"))
     config.update(ui.wide_columns([c for c in ("won_by", "lost_by") if c in shown.columns]))
     return ui.readable(shown), config
 
