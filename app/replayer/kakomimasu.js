@@ -156,15 +156,17 @@
       const here = (b.actions || []).filter((a) => a.x === x && a.y === y);
       if (here.length) {
         const ul = el("ul");
-        for (const a of here) {
-          const li = el("li", a.u ? "unknown" : (a.ok ? "ok" : "failed"));
-          const sw = el("span", "km-swatch"); sw.style.background = color(a.p);
-          li.append(sw, document.createTextNode(a.text));
-          ul.appendChild(li);
-        }
+        for (const a of here) ul.appendChild(actionItem(a));
         detail.append(el("div", "km-actions-title", L("acts_here")), ul);
       }
     };
+    /** One action in words, with its team's colour; failed ones marked (text only: no log text as HTML). */
+    function actionItem(a) {
+      const li = el("li", a.u ? "unknown" : (a.ok ? "ok" : "failed"));
+      const sw = el("span", "km-swatch"); sw.style.background = color(a.p);
+      li.append(sw, document.createTextNode(a.text));
+      return li;
+    }
     const team = (p) => {
       const sp = el("span", "km-who");
       const sw = el("span", "km-swatch"); sw.style.background = color(p);
@@ -206,12 +208,7 @@
     const all = (b.actions || []).filter((a) => !persp || (teams[a.p] && teams[a.p].code === persp));
     if (!all.length) list.appendChild(el("div", "km-none", L("no_actions")));
     const ul = el("ul");
-    for (const a of all) {
-      const li = el("li", a.u ? "unknown" : (a.ok ? "ok" : "failed"));
-      const sw = el("span", "km-swatch"); sw.style.background = color(a.p);
-      li.append(sw, document.createTextNode(a.text));
-      ul.appendChild(li);
-    }
+    for (const a of all) ul.appendChild(actionItem(a));
     list.appendChild(ul);
     const side = el("div", "km-side");
     side.append(score, list);
