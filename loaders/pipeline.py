@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import queries
 from kifu import __version__
+from kifu.safe import terminal
 from loaders import algori, chaser, kakomimasu
 from loaders.interrupts import signals_held
 from loaders.rounds import ROUNDS_PER_TASK, RoundPool
@@ -295,8 +296,7 @@ def open_sources(paths: list[str]) -> list[Source]:
 
 def printable(text: Any) -> str:
     """Untrusted text for a terminal: control characters (escape sequences, line breaks) shown escaped."""
-    s = str(text)
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in s)
+    return terminal(text)
 
 
 def print_summary(report: RunReport, out: Any = None) -> None:
