@@ -18,7 +18,8 @@ if [ ! -f "$stamp" ]; then
   echo "== installing $reqs into .venv"
   .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
   .venv/bin/python -m pip install -q --disable-pip-version-check -r "$reqs"
-  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
+  # -qq: setuptools prints a generic notice for every editable install of a flat layout
+  .venv/bin/python -m pip install -qq --disable-pip-version-check --no-deps -e .
   touch "$stamp"
 fi
 
