@@ -29,6 +29,7 @@ END_WORDS = {
     "invalid-method": N_("{loser} sent a method the server does not know at turn {turn}"),
     "invalid-direction": N_("{loser} sent an action without a valid direction at turn {turn}"),
     "incomplete": N_("The log stops before the end of the game"),
+    "incomplete-at": N_("The log stops at turn {turn}, before the end of the game"),
 }
 END_KINDS = {
     "put-on": N_("block put on the player"), "walked-into-block": N_("walked into a block"),
@@ -68,7 +69,10 @@ LABELS = {
 
 def end_sentence(kind: str | None, winner: str | None, loser: str | None, turn: Any, items: tuple[Any, Any],
                  names: dict[str, str]) -> str:  # fmt: skip
-    template = END_WORDS.get(kind or "incomplete", END_WORDS["incomplete"])
+    kind = kind or "incomplete"
+    if kind == "incomplete" and turn is not None and turn == turn:  # a cut log says where it stops
+        kind = "incomplete-at"
+    template = END_WORDS.get(kind, END_WORDS["incomplete"])
     return _(template).format(winner=names.get(winner or "", winner or "—"), loser=names.get(loser or "", loser or "—"),
                               turn=turn if turn is not None else "—", cool=items[0], hot=items[1])  # fmt: skip
 

@@ -31,6 +31,7 @@ def _language_switch() -> None:
 st.html(ui.PHONE_STYLE)
 _language_switch()
 con = ui.connect()
+ui.settings_warning()
 games = q.games_present(con) if con is not None else []
 has_uno = not games or "algori-uno" in games  # an empty database shows ALGORI's pages (and how to fill them)
 

@@ -21,6 +21,7 @@ import streamlit as st
 
 import queries
 from app import i18n, replayer
+from kifu import settings
 from app.i18n import N_, _
 from queries import dashboard as q
 
@@ -91,16 +92,53 @@ _HUB: duckdb.DuckDBPyConnection | None = None
 #: database file -> (modification stamp, catalog name it is attached under)
 _OPEN: dict[str, tuple[int, str]] = {}
 _GENERATION = [0]
+#: Catalogs of database files without a table yet (an empty file DuckDB made): no data, like no file.
+_NO_TABLES: set[str] = set()
 
 
 def _hub() -> duckdb.DuckDBPyConnection:
     """The process's one in-memory DuckDB; database files are ATTACHed to it read-only."""
     global _HUB
     if _HUB is None:
-        _HUB = duckdb.connect(":memory:")
-        _HUB.execute(f"set memory_limit = '{os.environ.get('KIFU_MEMORY_LIMIT', '512MB')}'")
-        _HUB.execute("set enable_progress_bar = false")
+        limit = _memory_limit()
+        try:
+            _HUB = _new_hub(limit)
+        except duckdb.Error:  # a size DuckDB cannot work in (e.g. 10KB): the default, and a warning
+            _MEMORY_REFUSED[0] = limit
+            _HUB = _new_hub(settings.DASHBOARD_MEMORY)
     return _HUB
+
+
+def _new_hub(limit: str) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB capped at ``limit`` (``duckdb.Error`` when DuckDB cannot work in it)."""
+    return queries.open_hub(limit)
+
+
+#: A KIFU_MEMORY_LIMIT that DuckDB refused (the hub runs with the default instead).
+_MEMORY_REFUSED: list[str | None] = [None]
+
+
+def _memory_limit() -> str:
+    """KIFU_MEMORY_LIMIT checked (:func:`kifu.settings.memory_limit`), or the dashboard's default when it is
+    not a size (:func:`settings_warning` says so on every page)."""
+    try:
+        return settings.memory_limit(default=settings.DASHBOARD_MEMORY)
+    except settings.SettingError:
+        return settings.DASHBOARD_MEMORY
+
+
+def settings_warning() -> None:
+    """A KIFU_MEMORY_LIMIT the dashboard cannot use, said on every page (it runs with its default)."""
+    value = os.environ.get(settings.MEMORY_LIMIT, "")
+    try:
+        settings.memory_limit(default=settings.DASHBOARD_MEMORY)
+        bad = _MEMORY_REFUSED[0] is not None
+    except settings.SettingError:
+        bad = True
+    if bad:
+        st.warning(_("KIFU_MEMORY_LIMIT is {value}, which the dashboard cannot use: it uses {default} "
+                     "instead. Give a number and a unit, e.g. 256MB, 1.5GB or 2GiB, and restart it.").format(
+            value=code(value), default=settings.DASHBOARD_MEMORY))  # fmt: skip
 
 
 def _open(path: Path, broken: str | None = None) -> str:
@@ -121,6 +159,8 @@ def _open(path: Path, broken: str | None = None) -> str:
         _GENERATION[0] += 1
         name = f"kifu_v{_GENERATION[0]}"
         queries.attach_read_only(hub, path, name)
+        if not queries.table_count(hub, name):
+            _NO_TABLES.add(name)
         _OPEN[key] = (stamp, name)
         if current is not None:
             try:
@@ -138,6 +178,8 @@ def close_all() -> None:
             _HUB.close()
         _HUB = None
         _OPEN.clear()
+        _NO_TABLES.clear()
+        _MEMORY_REFUSED[0] = None
 
 
 class _Result:
@@ -178,6 +220,11 @@ class Db:
         cur.execute(f"use {self._catalog}")
         return cur
 
+    @property
+    def catalog(self) -> str:
+        """The catalog the current version of the file is attached under."""
+        return self._catalog
+
     def execute(self, query: str, params: Any = None) -> _Result:
         return _Result(self, query, params)
 
@@ -204,7 +251,8 @@ def connect() -> Db | None:
     if not path.exists():
         return None
     try:
-        return Db(path)
+        db = Db(path)
+        return None if db.catalog in _NO_TABLES else db
     except queries.DatabaseError as exc:
         st.error(str(exc))
         st.stop()

@@ -95,13 +95,14 @@ def storage_floor(done: Path, empty: Path) -> tuple[float, float]:
     import duckdb
 
     import queries
+    from kifu import settings
     from loaders.store import FLUSH_ROWS, MATCH_TABLES
 
     with duckdb.connect(str(done), read_only=True) as src:
         data = {t: src.sql(f"select * from {t}").to_arrow_table() for t in MATCH_TABLES}
     con = duckdb.connect(str(empty))
     queries.apply_schema(con)
-    con.execute(f"set memory_limit = '{os.environ.get('KIFU_MEMORY_LIMIT', '256MB')}'")
+    queries.set_memory_limit(con, settings.memory_limit())
     con.execute("checkpoint")
     wall, cpu = time.perf_counter(), os.times()
     con.execute("begin")
@@ -171,8 +172,14 @@ def pct(xs: list[float], p: float) -> float:
 
 
 def main() -> None:
+    from kifu.settings import SettingError, memory_limit
+
     if not LARGEST.exists():
         sys.exit(f"{LARGEST}: not found (the fixtures live in tests/fixtures/algori-2023)")
+    try:
+        memory_limit()  # the ingests below use it: a bad one ends the run here, in one line
+    except SettingError as exc:
+        sys.exit(f"benchmarks/run.py: {exc}")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{platform.platform(terse=True)}")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:

@@ -38,6 +38,38 @@ def _db_default() -> str:
     return os.environ.get("KIFU_DB", "kifu.duckdb")
 
 
+def _db_name(value: str) -> str:
+    """Where a --db value came from, as a message names it: KIFU_DB (the default) or --db."""
+    return "KIFU_DB" if os.environ.get("KIFU_DB") == value else "--db"
+
+
+def _checked(parse: Any, text: str) -> Any:
+    """An argparse ``type``: ``parse(text)``, its SettingError as argparse's one-line error."""
+    from kifu.settings import SettingError
+
+    try:
+        return parse(text)
+    except SettingError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _port(text: str) -> int:
+    from kifu.settings import port
+
+    return int(_checked(port, text))
+
+
+def _upload_mb(text: str) -> int:
+    from kifu.settings import positive_int
+
+    return int(_checked(lambda t: positive_int(t, what="a size in MB, e.g. 200"), text))
+
+
+def _dashboard_default() -> str:
+    """Where ``kifu validate``'s links point: $KIFU_DASHBOARD_URL, else what ``kifu serve`` binds by default."""
+    return os.environ.get("KIFU_DASHBOARD_URL") or "http://127.0.0.1:8501"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="kifu", description="Kifu: game-log analytics for ALGORI UNO, Kakomimasu and CHaser — ingest contest logs, "
@@ -47,7 +79,17 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("ingest", help="load logs of any of the three games (ALGORI dealer logs or MongoDB activities, Kakomimasu game JSON, "
-                   "CHaser server logs) into DuckDB")
+                   "CHaser server logs) into DuckDB",
+                   description="Load logs of ALGORI UNO (dealer logs, MongoDB activities), Kakomimasu "
+                   "(game JSON) and CHaser (server logs, maps) into a DuckDB database, each told apart by "
+                   "its content, and replay every game through Kifu's rules validator.",
+                   epilog="Prints a summary (records, new, already present, quarantined with the reason, "
+                   "files skipped). Exit status: 0 when something was ingested or already there; 1 when "
+                   "nothing could be ingested (the database is left as it was, or none is made) or the "
+                   "database cannot be used; 2 on a bad argument or setting. Environment: KIFU_DB (the "
+                   "default --db); KIFU_MEMORY_LIMIT (DuckDB's memory cap: a number and a unit, "
+                   "KB/MB/GB/TB or KiB/MiB/GiB/TiB, e.g. 256MB, 1.5GB, 2GiB; default 256MB); "
+                   "KIFU_MONGO_URI.")  # fmt: skip
     p.add_argument("paths", nargs="*", help="log files, directories or globs, any mix of games: ALGORI dealer logs (.jsonl, mongoexport, JSON array), "
                    "Kakomimasu game JSON (.json), CHaser server logs (.txt/.log) and maps (.map); optionally .gz")
     p.add_argument("--db", default=_db_default(), help="DuckDB database file (default: %(default)s)")
@@ -55,29 +97,46 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mongo-uri", help="ALGORI: read the dealer's MongoDB instead of files, e.g. mongodb://uno:uno@localhost:27017 "
                    "(visible to other users in `ps`: prefer --mongo-uri-file or KIFU_MONGO_URI)")
     p.add_argument("--mongo-uri-file", help="read the MongoDB URI from the first line of this file")
-    p.add_argument("--database", default="uno-local", help="MongoDB database (default: %(default)s)")
-    p.add_argument("--collection", default="activities", help="MongoDB collection (default: %(default)s)")
-    p.add_argument("--dealer", help="only this dealer name (MongoDB)")
-    p.add_argument("--dealer-code", help="only this dealer code (MongoDB)")
+    p.add_argument("--database", default="uno-local",
+                   help="ALGORI: the dealer's MongoDB database (default: %(default)s)")
+    p.add_argument("--collection", default="activities",
+                   help="ALGORI: the MongoDB collection (default: %(default)s)")
+    p.add_argument("--dealer", help="ALGORI: only this dealer name (MongoDB)")
+    p.add_argument("--dealer-code", help="ALGORI: only this dealer code (MongoDB)")
     p.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
-                   help="processes replaying ALGORI rounds (default: every core; 1: none beside this one)")
+                   help="processes replaying ALGORI rounds and Kakomimasu and CHaser games (default: every "
+                   "core; 1: none beside this one)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("validate", help="print the validator's findings per match and bot (every game)")
+    p = sub.add_parser("validate", help="print, per match and bot, how the match ended, every penalty with the finding "
+                       "that explains it, and the validator's findings (every game)")
     p.add_argument("--db", default=_db_default(), help="DuckDB database file (default: %(default)s)")
     p.add_argument("--match", help="match id (ALGORI: also dealer code or dealer name) (default: every match)")
-    p.add_argument("--player", help="player name or code (default: every player)")
+    p.add_argument("--player", help="player name or code: only that player, in the matches it played (default: every player)")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     p.add_argument("--fail-on", choices=("error", "warning"),
                    help="exit 1 when the selected bot(s) have player-rule findings of this severity or worse (for CI)")
+    p.add_argument("--dashboard-url", default=_dashboard_default(),
+                   help="the dashboard the links point to (default: $KIFU_DASHBOARD_URL or %(default)s)")
     p.set_defaults(func=cmd_validate)
 
-    p = sub.add_parser("serve", help="start the dashboard on 127.0.0.1")
-    p.add_argument("--db", default=_db_default(), help="DuckDB database file (default: %(default)s)")
-    p.add_argument("--port", type=int, default=8501)
+    p = sub.add_parser("serve", help="start the dashboard on 127.0.0.1: every game's matches, replays and "
+                       "findings (ALGORI UNO, Kakomimasu, CHaser), and an Upload page",
+                       description="Serve the dashboard over a database made by `kifu ingest`: matches, "
+                       "replays and findings of ALGORI UNO, Kakomimasu and CHaser, and an Upload page for "
+                       "logs of any of them.",
+                       epilog="Environment: KIFU_DB (the default --db); KIFU_MEMORY_LIMIT (DuckDB's memory "
+                       "cap, e.g. 512MB, 1.5GB, 2GiB; default 512MB); KIFU_UPLOAD (on or off); "
+                       "KIFU_UPLOAD_TOKEN; KIFU_UPLOAD_JOBS (processes per upload); KIFU_UPLOAD_BUDGET_MB "
+                       "(room for uploads being ingested).")  # fmt: skip
+    p.add_argument("--db", default=_db_default(),
+                   help="DuckDB database file, made by `kifu ingest` (default: %(default)s)")
+    p.add_argument("--port", type=_port, default=8501,
+                   help="port to listen on, 1–65535 (default: %(default)s)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
-    p.add_argument("--max-upload-mb", type=int, default=200, help="upload size limit in MB (default: %(default)s)")
+    p.add_argument("--max-upload-mb", type=_upload_mb, default=200,
+                   help="upload size limit in MB, more than zero (default: %(default)s)")
     p.add_argument("--allow-upload", action="store_true",
                    help="keep the Upload page open to anyone when binding beyond loopback (off by default there)")
     p.add_argument("--upload-token-file",
@@ -152,16 +211,27 @@ def _mongo_uri(args: argparse.Namespace) -> str | None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    """Exit 0: something ingested (or already there); 1: nothing could be, or no usable database;
+    2: a bad setting."""
+    from kifu.safe import terminal
+    from kifu.settings import SettingError, database_path, memory_limit
     from loaders.pipeline import open_sources, print_summary
     from loaders.swap import ingest_swapped
     from loaders.sources import SourceError
     from queries import DatabaseError
 
+    try:
+        memory_limit()
+        database_path(args.db, name=_db_name(args.db))
+    except SettingError as exc:
+        print(f"kifu ingest: {exc}", file=sys.stderr)
+        return 2
     paths = list(args.paths)
     if args.sample:
         paths.extend(str(p) for p in SAMPLES)
+    skipped: list[Path] = []
     try:
-        sources: list[Any] = open_sources(paths) if paths else []
+        sources: list[Any] = open_sources(paths, skipped) if paths else []
         mongo_uri = _mongo_uri(args)
         if mongo_uri:
             from loaders.mongo import MongoSource
@@ -178,49 +248,75 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             return 2
         report = ingest_swapped(sources, args.db, progress=_progress_factory(not args.no_progress),
                                 jobs=args.jobs or _cores(),
-                                waiting=lambda msg: print(f"kifu ingest: {msg}", file=sys.stderr, flush=True))
-    except (SourceError, DatabaseError) as exc:
-        print(f"kifu ingest: {exc}", file=sys.stderr)
+                                waiting=lambda msg: print(f"kifu ingest: {terminal(msg)}", file=sys.stderr,
+                                                          flush=True))  # fmt: skip
+    except (SourceError, DatabaseError, SettingError) as exc:
+        print(f"kifu ingest: {terminal(exc)}", file=sys.stderr)
         return 1
+    report.skipped = [str(p) for p in skipped]
     print_summary(report)
     if report.status == "empty":
-        print("kifu ingest: nothing could be ingested", file=sys.stderr)
+        left = {"unchanged": "; the database is unchanged",
+                "not made": "; no database was made"}.get(report.database, "")  # fmt: skip
+        print(f"kifu ingest: nothing could be ingested{left}", file=sys.stderr)
         return 1
     return 0
 
 
+def _dashboard_ok(url: str) -> bool:
+    """An http(s) URL that goes into a Markdown link and a terminal as it is: printable ASCII, no space or
+    character that would end a link."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return (parts.scheme in ("http", "https") and bool(parts.netloc) and url.isascii() and url.isprintable()
+            and not any(ch in url for ch in ' <>()"\'`\\'))  # fmt: skip
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
-    """Exit 0: report printed; 1: --fail-on findings exist (or no usable database); 2: unknown match/player."""
+    """Exit 0: report printed; 1: --fail-on findings exist (or no usable database); 2: unknown match or
+    player, or a bad --dashboard-url."""
     import queries
     from kifu import report
+    from kifu.safe import terminal
     from queries import validation
 
+    if not _dashboard_ok(args.dashboard_url):
+        print(f"kifu validate: --dashboard-url must be an http(s) URL such as http://127.0.0.1:8501 "
+              f"(got '{terminal(args.dashboard_url)}')", file=sys.stderr)  # fmt: skip
+        return 2
     try:
         con = queries.connect(args.db, read_only=True)
         queries.check_schema(con, upgrade=True)
     except queries.DatabaseError as exc:
-        print(f"kifu validate: {exc}", file=sys.stderr)
+        print(f"kifu validate: {terminal(exc)}", file=sys.stderr)
         return 1
     try:
         if validation.known_matches(con).empty:
-            print(f"kifu validate: {args.db} holds no match yet — run `kifu ingest` first", file=sys.stderr)
+            print(f"kifu validate: {terminal(args.db)} holds no match yet — run `kifu ingest` first",
+                  file=sys.stderr)  # fmt: skip
             return 1
-        matches = validation.report_matches(con, args.match, args.player)
-        if matches.empty:
-            known = validation.known_matches(con)
-            names = ", ".join(f"{r.match_id} ({r.dealer_code}, {report.safe(r.dealer_name)})" for r in known.itertuples())
-            print(f"kifu validate: no match {report.safe(args.match)!r} in {args.db}; known: {names}", file=sys.stderr)
+        if args.match and validation.report_matches(con, args.match).empty:
+            known = validation.match_labels(con)
+            names = "".join(f"\n  {terminal(_match_label(r))}" for r in known.to_dict("records"))
+            print(f"kifu validate: no match '{terminal(args.match)}' in {terminal(args.db)}; known:{names}",
+                  file=sys.stderr)  # fmt: skip
             return 2
         if args.player:
             players = validation.known_players(con, args.match)
             if not ((players["player_name"] == args.player) | (players["player_code"] == args.player)).any():
-                names = ", ".join(f"{report.safe(r.player_name)} ({r.player_code})" for r in players.itertuples())
-                print(f"kifu validate: no player {report.safe(args.player)!r} in the selected match(es); known: {names}",
+                names = ", ".join(terminal(_player_label(r)) for r in players.to_dict("records"))
+                where = "the selected match" if args.match else "any match"
+                print(f"kifu validate: no player '{terminal(args.player)}' in {where}; known: {names}",
                       file=sys.stderr)  # fmt: skip
                 return 2
-        data = report.build(matches, validation.report_counts(con, args.match, args.player),
+        data = report.build(validation.report_matches(con, args.match, args.player),
+                            validation.report_counts(con, args.match, args.player),
                             validation.report_causes(con, args.match, args.player),
-                            validation.think_times(con, args.match, args.player))  # fmt: skip
+                            validation.think_times(con, args.match, args.player),
+                            validation.report_penalties(con, args.match, args.player),
+                            validation.report_scores(con, args.match),
+                            dashboard=args.dashboard_url, player=args.player)  # fmt: skip
     finally:
         con.close()
     text = {"json": report.to_json, "markdown": report.to_markdown}.get(args.format, report.to_text)(data)
@@ -228,18 +324,72 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.fail_on:
         worst = report.failing(data, args.fail_on)
         if worst:
-            print(f"kifu validate: {worst} player-rule finding(s) of severity {args.fail_on} or worse", file=sys.stderr)
+            print(f"kifu validate: {worst} player-rule finding(s) of severity {args.fail_on} or worse",
+                  file=sys.stderr)  # fmt: skip
             return 1
     return 0
+
+
+def _player_label(r: dict[str, Any]) -> str:
+    """A player as the "known:" hint lists it: its name, and its code when that differs."""
+    name, code = r.get("player_name"), r.get("player_code")
+    if not isinstance(name, str) or not name or name == code or str(code).startswith(name + "#"):
+        return str(code)
+    return f"{name} ({code})"
+
+
+def _match_label(r: dict[str, Any]) -> str:
+    """A match as the "known:" hint lists it: game · name · board or map · id (ALGORI: dealer code too)."""
+    from kifu.report import GAME_TITLES
+
+    parts = [GAME_TITLES.get(str(r["game"]), str(r["game"]))]
+    for key in ("name", "dealer_code", "board"):
+        v = r.get(key)
+        if isinstance(v, str) and v:
+            parts.append(v if key != "board" else ("map " if r["game"] == "chaser" else "board ") + v)
+    parts.append(str(r["match_id"]))
+    return " · ".join(parts)
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
+def _serve_settings(args: argparse.Namespace) -> str | None:
+    """What is wrong with the dashboard's settings (environment, --db), in one line (None: nothing)."""
+    from kifu import settings
+
+    try:
+        settings.memory_limit(default=settings.DASHBOARD_MEMORY)
+        settings.switch("KIFU_UPLOAD")
+        for var, what in (("KIFU_UPLOAD_JOBS", "a number of processes, e.g. 2"),
+                          ("KIFU_UPLOAD_BUDGET_MB", "a size in MB, e.g. 1024")):  # fmt: skip
+            if os.environ.get(var, "").strip():
+                settings.positive_int(os.environ[var], what=what, name=var)
+        settings.database_path(args.db, name=_db_name(args.db))
+    except settings.SettingError as exc:
+        return str(exc)
+    return None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    """Exit 1 without starting when there is no database; 2 on a bad setting; else the server's status."""
+    import shlex
+
     from streamlit.web import cli as stcli
 
+    from kifu.safe import terminal
+
+    problem = _serve_settings(args)
+    if problem is not None:
+        print(f"kifu serve: {problem}", file=sys.stderr)
+        return 2
     db = Path(args.db).resolve()
+    if not db.exists():
+        where = terminal(shlex.quote(str(db)))
+        print(f"kifu serve: no database at {terminal(db)} — make one with `kifu ingest LOGS --db {where}` "
+              f"(or `kifu ingest --sample --db {where}` to try Kifu on the bundled samples)",
+              file=sys.stderr)  # fmt: skip
+        return 1
     os.environ["KIFU_DB"] = str(db)
     app = REPO / "app" / "streamlit_app.py"
     sys.argv = [
@@ -272,7 +422,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"kifu serve: WARNING — binding {args.host} makes the dashboard reachable from other machines, "
               f"with no login: anyone who reaches the port can read every match; {uploads}. Put it behind "
               "a reverse proxy with authentication (docs/deploy.md), or bind 127.0.0.1.", file=sys.stderr)  # fmt: skip
-    print(f"Kifu dashboard on http://{args.host}:{args.port}  (database {db})", file=sys.stderr)
+    print(f"Kifu dashboard on http://{terminal(args.host)}:{args.port}  (database {terminal(db)})",
+          file=sys.stderr)
     return int(stcli.main() or 0)
 
 

@@ -31,7 +31,12 @@ from typing import Any
 __all__ = ["terminal", "markdown", "json_dumps"]
 
 
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
 def _escape(ch: str) -> str:
+    if ch in _SHORT:
+        return _SHORT[ch]
     o = ord(ch)
     if o < 0x100:
         return f"\\x{o:02x}"

@@ -5,6 +5,13 @@ once (``rules.chaser``); a .map file names maps.  Identity: a game is the match
 ``chaser:<first timestamp>-<hash of the players and the start map>``; the same log read again
 is a no-op, a longer copy of it (a log that was cut off, then read complete) replaces the
 stored one, a shorter one changes nothing.
+
+A log with a bad line after its first round header (not text, not a line the server writes,
+out of place: ``rules.chaser.log``) is *cut* there: the game up to its last whole action is
+loaded as a game that did not finish (status ``incomplete``, its sentence says where the log
+stops and why), its text up to the bad line is the raw record, and the rest of the file goes to
+``load_issues`` with the bad line's number and the reason.  A bad line in the header or the map
+makes the whole log unusable: quarantined with the line and the reason.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ import orjson
 
 from loaders.sources import TextDocument
 from loaders.rounds import GameWrites
-from rules.chaser.log import ChaserLog, ChaserLogError, ChaserMap, decode, parse_log, parse_map
+from rules.chaser.log import ChaserLog, ChaserLogError, ChaserMap, decode, parse_map, read_log
 from rules.chaser.replay import RULESET, RULESET_VERSION, Summary, replay
 
 GAME = "chaser"
@@ -54,7 +61,7 @@ def _dumps(v: Any) -> str:
 class Collector:
     store: Any
     run_id: int
-    quarantine: Callable[[str, int, Any, str], None]
+    quarantine: Callable[..., None]  # (source, line, raw, reason, refused=True)
     validate: bool = True
     matches: list[str] = field(default_factory=list)
     new_records: int = 0
@@ -68,14 +75,22 @@ class Collector:
         if kind == "chaser-index":  # a summary of a log read on its own; the log itself is the record
             return
         try:
-            text = decode(doc.data)
             if kind == "chaser-map":
-                self._write_map(parse_map(text.splitlines()), source)
+                self._write_map(parse_map(decode(doc.data).split("\n")), source)
                 return
-            log = parse_log(text)
-        except ChaserLogError as exc:
-            self.quarantine(source, line, raw, f"CHaser {'map' if kind == 'chaser-map' else 'log'}: {exc}")
+            log, text = read_log(doc.data)
+        except ChaserLogError as exc:  # the file is unusable: quarantined whole, at the line that makes it so
+            what = "map" if kind == "chaser-map" else "log"
+            self.quarantine(source, line + (exc.line or 1) - 1, raw, f"CHaser {what}: {exc}")
             return
+        if log.cut is not None:  # the game before the bad line is kept; the rest of the file is quarantined
+            rest = doc.data[_offset(doc.data, log.cut.line):]
+            kept = (f"the game up to turn {log.last_turn} is kept" if log.result is None
+                    else "the game before it is whole and kept")  # fmt: skip
+            last = _lines(doc.data)
+            rest_lines = f"line {last} is" if last == log.cut.line else f"lines {log.cut.line}–{last} are"
+            self.quarantine(source, line + log.cut.line - 1, rest,
+                            f"CHaser log cut at {log.cut}; {kept}, {rest_lines} not", refused=False)
         self._write_game(log, source, text)
 
     def close_source(self) -> None:
@@ -165,6 +180,20 @@ def game_rows(sink: Any, mid: str, log: ChaserLog, digest: str, progress: int, s
             for i, code in enumerate(TEAM_CODES)
         ],
     })  # fmt: skip
+
+
+def _offset(data: bytes, line: int) -> int:
+    """Where 1-based ``line`` starts in ``data`` (its end when the data has fewer lines)."""
+    at = 0
+    for _ in range(line - 1):
+        at = data.find(b"\n", at) + 1
+        if at == 0:
+            return len(data)
+    return at
+
+
+def _lines(data: bytes) -> int:
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
 
 
 def _ts(stamp: str | None) -> Any:

@@ -8,7 +8,6 @@ database is exactly as it was before the run.  Records that cannot be used go to
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
 import time
 from collections import Counter
@@ -18,12 +17,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import queries
-from kifu import __version__
+from kifu import __version__, settings
 from kifu.safe import terminal
 from loaders import algori, chaser, kakomimasu
 from loaders.interrupts import signals_held
 from loaders.rounds import ROUNDS_PER_TASK, RoundPool
-from loaders.sources import Record, SourceError
+from loaders.sources import READ_NAMES, Record, SourceError
 from loaders.store import Store
 
 ISSUE_RAW_LIMIT = 65536
@@ -47,6 +46,7 @@ class SourceReport:
     accepted: int = 0
     quarantined: int = 0
     games: int = 0  # records of other games than ALGORI (Kakomimasu)
+    size: int | None = None  # bytes of a file source (0: an empty file)
 
 
 @dataclass
@@ -70,6 +70,9 @@ class RunReport:
     batches: int = 0  # batches of rounds replayed by worker processes
     replayed_again: int = 0  # of them, replayed again here from the true state (see loaders.rounds)
     games_in_workers: int = 0  # Kakomimasu / CHaser games replayed by worker processes
+    source_reasons: dict[str, Counter[str]] = field(default_factory=dict)  # source -> quarantine reasons
+    skipped: list[str] = field(default_factory=list)  # files of the folders given that Kifu does not read
+    database: str = "written"  # nothing ingested: "unchanged" (the file was left as it was) or "not made"
 
     @property
     def accepted(self) -> int:
@@ -99,9 +102,10 @@ def ingest(
     """
     started = time.time()
     pool = RoundPool(jobs, rounds_per_task) if jobs > 1 and validate else None
+    limit = settings.memory_limit()  # checked before anything is opened (SettingError: one line)
     con = queries.connect(db)
     # DuckDB's buffer pool would otherwise grow to most of the machine's memory on large runs
-    con.execute(f"set memory_limit = '{os.environ.get('KIFU_MEMORY_LIMIT', '256MB')}'")
+    queries.set_memory_limit(con, limit)
     store: Store | None = None
     try:
         con.execute("begin transaction")
@@ -114,12 +118,13 @@ def ingest(
                 store.settle = pool.settle  # rows the workers still make are written before any lookup
             store.backfill_identity()
             events_before = int(queries.scalar(con, "select count(*) from events"))
-            def bad(src: str, line: int, raw: Any, reason: str) -> None:
-                """A game collector refused a record it had claimed: it counts as quarantined, not accepted."""
+            def bad(src: str, line: int, raw: Any, reason: str, refused: bool = True) -> None:
+                """A game collector refused a record it had claimed: it counts as quarantined, not accepted
+                (``refused=False``: it kept the record's first part and quarantines the rest)."""
                 _quarantine(store, report, src, Record(line, raw, error=reason))
                 srep = report.sources[-1] if report.sources else None
                 if srep is not None and srep.accepted:
-                    srep.accepted -= 1
+                    srep.accepted -= 1 if refused else 0
                     srep.quarantined += 1
 
             games = [kakomimasu.Collector(store, run_id, bad, validate=validate, pool=pool),
@@ -167,7 +172,7 @@ def _ingest_source(
     source: Source, store: Store, report: RunReport, progress: ProgressFactory | None, validate: bool = True,
     games: list[Any] | None = None, pool: RoundPool | None = None,
 ) -> None:
-    srep = SourceReport(source.name)
+    srep = SourceReport(source.name, size=source.size if source.kind == "file" else None)
     report.sources.append(srep)
 
     assembler = algori.Assembler(
@@ -267,6 +272,7 @@ def _quarantine(store: Store, report: RunReport, source: str, rec: Record) -> No
     digest = hashlib.blake2b(raw[:ISSUE_RAW_LIMIT] + str(length).encode(), digest_size=8).hexdigest()
     report.quarantined += 1
     report.issue_reasons[reason] += 1
+    report.source_reasons.setdefault(source, Counter())[reason] += 1
     if len(report.issue_examples) < 20:
         report.issue_examples.append((source, rec.line, reason))
     store.add(
@@ -287,11 +293,12 @@ def _write_run(con: Any, store: Store, report: RunReport, sources: list[Source],
     )  # fmt: skip
 
 
-def open_sources(paths: list[str]) -> list[Source]:
-    """File sources for paths, directories and globs (raises SourceError on a bad path)."""
+def open_sources(paths: list[str], skipped: list[Path] | None = None) -> list[Source]:
+    """File sources for paths, directories and globs (raises SourceError on a bad path); the files of
+    the directories that Kifu does not read are appended to ``skipped``."""
     from loaders.sources import FileSource, expand_paths
 
-    return [FileSource(p) for p in expand_paths(paths)]
+    return [FileSource(p) for p in expand_paths(paths, skipped)]
 
 
 def printable(text: Any) -> str:
@@ -323,15 +330,60 @@ def print_summary(report: RunReport, out: Any = None) -> None:
         kinds = ", ".join(f"{printable(k)} ×{v}" for k, v in report.unknown_events.most_common())
         print(f"  unknown event types kept raw: {kinds}", file=out)
     if report.quarantined:
-        print("  quarantined records (see table load_issues):", file=out)
+        kept = report.database == "written"
+        where = "see table load_issues" if kept else "not stored: nothing was ingested"
+        print(f"  quarantined records ({where}):", file=out)
         for source, line, reason in report.issue_examples[:10]:
             print(f"    {printable(source)}:{line}: {printable(reason)}", file=out)
         if report.quarantined > 10:
             print(f"    … and {report.quarantined - 10:,} more", file=out)
     for s in report.sources:
-        if s.read and not s.accepted:
-            print(f"  {printable(s.name)}: no record of a game Kifu knows in it (ALGORI, Kakomimasu, CHaser; unknown game format?)", file=out)
-    print(f"  database: {report.db}", file=out)
+        problem = source_problem(report, s)
+        if problem is not None:
+            said = f"nothing ingested — {printable(problem)}" if s.read else printable(problem)
+            print(f"  {printable(s.name)}: {said}", file=out)
+    if report.skipped:
+        print(f"  {skipped_line(report.skipped)}", file=out)
+    db = printable(report.db)
+    said = {"unchanged": f"{db} (unchanged: nothing was ingested)",
+            "not made": f"none made at {db} (nothing was ingested)"}.get(report.database, db)  # fmt: skip
+    print(f"  database: {said}", file=out)
 
 
-__all__ = ["RunReport", "SourceError", "ingest", "open_sources", "print_summary"]
+#: How the reasons of the game modules and of unreadable files begin: the file's kind was recognised, so
+#: "unknown game format?" would mislead.
+_KNOWN_KIND = ("Kakomimasu ", "CHaser ", "chaser-log ", "chaser-map ", "file unreadable")
+
+
+def source_problem(report: RunReport, s: SourceReport) -> str | None:
+    """Why nothing of the source ``s`` was ingested, in one line (None when something was): the file is empty,
+    or the exact reason its records were quarantined (the most frequent one, with the others counted)."""
+    if s.accepted:
+        return None
+    if not s.read:
+        if s.size == 0:
+            return "the file is empty"
+        return "no record in it (only blank lines)" if s.size is not None else "no record in it"
+    reasons = report.source_reasons.get(s.name)
+    if not reasons:
+        return "no record of a game Kifu knows in it (ALGORI, Kakomimasu, CHaser; unknown game format?)"
+    (top, n), *rest = reasons.most_common()
+    total = sum(reasons.values())
+    if rest:
+        text = f"{top} ({n:,} of {total:,} records; the others for {len(rest):,} other reason(s))"
+    else:
+        text = top if n == 1 else f"{top} ({n:,} records)"
+    if not top.startswith(_KNOWN_KIND):
+        text += " — unknown game format? (Kifu reads logs of ALGORI UNO, Kakomimasu and CHaser)"
+    return text
+
+
+def skipped_line(skipped: list[Any], shown: int = 5) -> str:
+    """"skipped N file(s) Kifu does not read: a, b, … and M more" (names terminal-safe)."""
+    names = ", ".join(printable(p) for p in skipped[:shown])
+    more = f" … and {len(skipped) - shown:,} more" if len(skipped) > shown else ""
+    return f"skipped {len(skipped):,} file(s) Kifu does not read: {names}{more} (Kifu reads {READ_NAMES})"
+
+
+__all__ = ["RunReport", "SourceError", "ingest", "open_sources", "print_summary", "skipped_line",
+           "source_problem"]

@@ -20,10 +20,12 @@ the batches out, and making here those of the lines not sent yet (their batch th
 Activities travel to the workers as orjson bytes (about 6 µs each), or pickled when orjson
 would not give back the same value (non-finite floats, integers beyond 64 bits, non-JSON
 types).  Workers are forked from a clean server process (``forkserver``: they inherit no
-DuckDB threads), ignore Ctrl-C (the ingest process stops them) and exit on their own when the
-ingest process is killed.  Like any ``multiprocessing`` code, a script that calls
-``ingest(..., jobs=N)`` needs the ``if __name__ == "__main__":`` guard; the ``kifu`` command
-has it.
+DuckDB threads) and ignore Ctrl-C (the ingest process stops them).  However the ingest process
+ends — SIGKILL included — the workers, the forkserver and the resource tracker end with it at once,
+and leave the caller's output pipes (:mod:`loaders.lifeline`).  Like any
+``multiprocessing`` code, a script that calls ``ingest(..., jobs=N)`` needs the ``if __name__ ==
+"__main__":`` guard (the ``kifu`` command has it), and should use the pool from its main thread
+(on Linux the forkserver ends when the thread that started it ends).
 """
 
 from __future__ import annotations
@@ -32,9 +34,6 @@ import copyreg
 import multiprocessing
 import os
 import pickle
-import signal
-import threading
-import time
 import types
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -45,6 +44,7 @@ from typing import Any
 import orjson
 
 from loaders.interrupts import signals_held
+from loaders.lifeline import Lifeline, worker_start
 from rules.uno.replay import MatchReplay
 from rules.uno.rounds import CarryScan, snapshot
 
@@ -125,22 +125,6 @@ def _group(out: dict[str, list[tuple[Any, ...]]], rows: Iterable[tuple[str, tupl
         out.setdefault(table, []).append(row)
 
 
-def _watch_parent(pid: int) -> None:
-    """Worker start-up: Ctrl-C is the ingest process's to handle (it stops the workers); exit as
-    soon as the ingest process is gone (killed), rather than linger with its work."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            try:
-                os.kill(pid, 0)
-            except (ProcessLookupError, PermissionError):  # gone (or the id now belongs to another user's process)
-                os._exit(1)
-
-    threading.Thread(target=watch, name="kifu-parent-watch", daemon=True).start()
-
-
 class RoundPool:
     """The worker processes of one ingest run (started on first use) and what they did."""
 
@@ -148,6 +132,7 @@ class RoundPool:
         self.jobs = max(1, jobs)
         self.rounds_per_task = max(1, rounds_per_task)
         self._executor: ProcessPoolExecutor | None = None
+        self._lifeline: Lifeline | None = None
         self.batches = 0
         self.replayed_again = 0
         self.games = 0  # whole games (Kakomimasu, CHaser) replayed by the workers
@@ -159,9 +144,12 @@ class RoundPool:
             # preloaded because pyarrow imports it on its first conversion of Python objects, which
             # would otherwise cost every worker ~0.27 CPU-s in its first batch.
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["loaders.rounds", "loaders.algori", "loaders.store", "pandas"])
-            self._executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_watch_parent,
-                                                 initargs=(os.getpid(),))  # fmt: skip
+            # loaders.lifeline first: importing it ties the forkserver's life to this process's.
+            preload = ["loaders.lifeline", "loaders.rounds", "loaders.algori", "loaders.store", "pandas"]
+            ctx.set_forkserver_preload(preload)
+            self._lifeline = Lifeline()
+            self._executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx,
+                                                 initializer=worker_start, initargs=(self._lifeline,))  # fmt: skip
         return self._executor
 
     def submit(self, *args: Any) -> Future[Any]:
@@ -199,9 +187,14 @@ class RoundPool:
             m.settle()
 
     def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+        try:
+            if self._executor is not None:
+                self._executor.shutdown(wait=True, cancel_futures=True)
+                self._executor = None
+        finally:
+            if self._lifeline is not None and self._executor is None:  # the workers are gone: cut it
+                self._lifeline.close()
+                self._lifeline = None
 
 
 class GameWrites:

@@ -35,6 +35,8 @@ ISSUE_PREFIX = 65536
 CHUNK = 1 << 20
 LOG_SUFFIXES = (".jsonl", ".json", ".log", ".ndjson", ".txt", ".map")
 MAX_TEXT_BYTES = 16 * 1024 * 1024  # a whole-file text log (CHaser); the server writes ~30 KB per game
+#: What a directory's files must be called to be read, in words (for messages).
+READ_NAMES = ", ".join(f"*{s}" for s in LOG_SUFFIXES) + ", optionally .gz"
 
 
 class SourceError(Exception):
@@ -480,18 +482,28 @@ class _Utf16ToUtf8(io.RawIOBase):
         super().close()
 
 
-def expand_paths(paths: list[str]) -> list[Path]:
-    """Files named by ``paths``: files as given, directories recursively, globs expanded."""
+def expand_paths(paths: list[str], skipped: list[Path] | None = None) -> list[Path]:
+    """Files named by ``paths``: files as given, directories recursively, globs expanded.
+
+    The files of a directory that Kifu does not read (by their names: README.md, images…) are appended
+    to ``skipped``."""
     out: list[Path] = []
+    ignored_all: list[Path] = []
     for spec in paths:
         p = Path(spec)
         if p.is_dir():
-            found = sorted(
-                f for f in p.rglob("*") if f.is_file() and _looks_like_log(f)
-            )
+            files = sorted(f for f in p.rglob("*") if f.is_file())
+            found = [f for f in files if _looks_like_log(f)]
+            ignored = [f for f in files if not _looks_like_log(f)]
             if not found:
-                raise SourceError(f"{spec}: directory holds no log files (*.jsonl, *.json, *.log, optionally .gz)")
+                more = ""
+                if ignored:
+                    names = ", ".join(str(f.relative_to(p)) for f in ignored[:5])
+                    cut = " …" if len(ignored) > 5 else ""
+                    more = f"; it holds {len(ignored):,} other file(s): {names}{cut}"
+                raise SourceError(f"{spec}: directory holds no log files ({READ_NAMES}){more}")
             out.extend(found)
+            ignored_all.extend(ignored)
         elif p.exists():
             out.append(p)
         elif any(ch in spec for ch in "*?["):
@@ -508,6 +520,12 @@ def expand_paths(paths: list[str]) -> list[Path]:
         if key not in seen:
             seen.add(key)
             unique.append(f)
+    if skipped is not None:
+        for f in ignored_all:
+            key = f.resolve()
+            if key not in seen:
+                seen.add(key)
+                skipped.append(f)
     return unique
 
 

@@ -20,25 +20,57 @@ from typing import Any
 
 import duckdb
 
+from kifu import settings
 from loaders.pipeline import RunReport, ingest
 from queries import DatabaseError
 
 
 @contextmanager
-def db_lock(db: Path, waiting: Callable[[str], None] | None = None) -> Iterator[None]:
-    """Hold ``<db>.lock`` (of the real file); say what we wait for when another run holds it."""
+def db_lock(db: Path, waiting: Callable[[str], None] | None = None) -> Iterator[Path]:
+    """Hold ``<db>.lock`` (of the real file); say what we wait for when another run holds it.
+
+    The holder may delete the lock file before it lets go (a run that made no database leaves no lock
+    file): a run that was waiting then holds a file no longer in the folder, sees it (the path names
+    another file, or none) and locks the path's file again — so two runs never hold the lock at once.
+    Yields the lock file's path.
+    """
     lock = db.with_name(db.name + ".lock")
-    with open(lock, "a+") as fh:
+    told = False
+    while True:
         try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if waiting is not None:
-                waiting(f"waiting for another Kifu ingest into {db} to finish (lock {lock})")
-            fcntl.flock(fh, fcntl.LOCK_EX)
+            fh = open(lock, "a+")  # noqa: SIM115 - closed below, which also lets go of the lock
+        except OSError as exc:  # a folder Kifu may not write in: one line, nothing made
+            raise DatabaseError(storage_problem(exc, db) or f"cannot write {lock} ({exc.strerror or exc}) — "
+                                "choose a --db in a folder you can write") from None
         try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if waiting is not None and not told:
+                    told = True
+                    waiting(f"waiting for another Kifu ingest into {db} to finish (lock {lock})")
+                fcntl.flock(fh, fcntl.LOCK_EX)
+            if _is_file_at(fh, lock):
+                break
+        except BaseException:
+            fh.close()
+            raise
+        fh.close()  # the lock file was deleted while we waited: lock the one at the path now
+    try:
+        yield lock
+    finally:
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        fh.close()
+
+
+def _is_file_at(fh: Any, path: Path) -> bool:
+    """Whether the open file ``fh`` is the file ``path`` names now."""
+    try:
+        at = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fh.fileno())
+    return (at.st_dev, at.st_ino) == (held.st_dev, held.st_ino)
 
 
 def ingest_swapped(sources: list[Any], db: str | Path, *, waiting: Callable[[str], None] | None = None,
@@ -49,22 +81,32 @@ def ingest_swapped(sources: list[Any], db: str | Path, *, waiting: Callable[[str
     ingests started at once run one after the other, the second on the first's result.  A
     ``db`` reached through a symlink is resolved first: the real file is replaced (the link
     stays a link) and the lock is the real file's, whatever path spelling each run used.
+
+    A run that ingests nothing (no record accepted) changes nothing: an existing ``db`` stays as it
+    was, byte for byte (``report.database`` is "unchanged"); when there was none, none is made and
+    the lock file goes too ("not made").  Raises :class:`kifu.settings.SettingError` on a bad
+    ``KIFU_MEMORY_LIMIT`` before anything is touched.
     """
+    settings.memory_limit()
     db = Path(db).resolve()
     tmp = db.with_name(db.name + ".ingest.tmp")
     if db.exists():
         _check_usable(db)
     # the copy, its WAL and DuckDB's spill folder (``<file>.tmp``), all left behind by a killed run
     leftovers = (tmp, tmp.with_name(tmp.name + ".wal"), tmp.with_name(tmp.name + ".tmp"))
-    with db_lock(db, waiting):
+    with db_lock(db, waiting) as lock:
+        existed = db.exists()  # under the lock: a run that waited sees what the one before it made
         for leftover in leftovers:
             _remove(leftover)
         try:
-            if db.exists():
+            if existed:
                 shutil.copy2(db, tmp)
             report = ingest(sources, tmp, **kwargs)
-            os.replace(tmp, db)
-            _fsync_dir(db.parent)
+            if report.status == "empty":
+                report.database = "unchanged" if existed else "not made"
+            else:
+                os.replace(tmp, db)
+                _fsync_dir(db.parent)
         except (OSError, duckdb.Error) as exc:
             problem = storage_problem(exc, db)
             if problem is None:
@@ -73,6 +115,8 @@ def ingest_swapped(sources: list[Any], db: str | Path, *, waiting: Callable[[str
         finally:
             for leftover in leftovers:
                 _remove(leftover)
+            if not existed and not db.exists():
+                lock.unlink(missing_ok=True)  # still held: a run waiting for it locks the path's next file
     report.db = str(db)
     return report
 
@@ -112,7 +156,10 @@ def storage_problem(exc: BaseException, db: Path) -> str | None:
         if free < max(need, 256 << 20):  # DuckDB spills to disk: a full disk reads as "out of memory"
             return (f"out of room: DuckDB could not spill to the disk holding {folder} ({_human(free)} free) — "
                     "free some space or give --db on another disk; the database is unchanged")  # fmt: skip
-        limit = os.environ.get("KIFU_MEMORY_LIMIT", "256MB")
+        try:
+            limit = settings.memory_limit()
+        except settings.SettingError:  # checked before the run: not reached
+            limit = settings.INGEST_MEMORY
         return (f"DuckDB reached its memory limit ({limit}) — raise it, e.g. KIFU_MEMORY_LIMIT=1GB kifu ingest …; "
                 "the database is unchanged")  # fmt: skip
     return None

@@ -33,7 +33,8 @@ def upload_jobs(cores: int) -> int:
 
 
 def run(upload: Path, db: Path, status: Path) -> int:
-    from loaders.pipeline import printable
+    from kifu.settings import SettingError
+    from loaders.pipeline import printable, source_problem
     from loaders.rounds import default_jobs
     from loaders.sources import FileSource, SourceError
     from loaders.swap import ingest_swapped
@@ -66,7 +67,7 @@ def run(upload: Path, db: Path, status: Path) -> int:
             [FileSource(upload)], db, progress=Progress, jobs=upload_jobs(default_jobs()),
             waiting=lambda msg: _write(status, {"state": "waiting", "message": "waiting for another ingest to finish"}),
         )  # fmt: skip
-    except (SourceError, DatabaseError) as exc:
+    except (SourceError, DatabaseError, SettingError) as exc:
         _write(status, {"state": "failed", "error": printable(exc)})
         return 1
     except Exception as exc:  # noqa: BLE001 - the viewer gets one line, the server log the rest
@@ -80,6 +81,8 @@ def run(upload: Path, db: Path, status: Path) -> int:
         "duplicates": report.duplicates, "quarantined": report.quarantined, "matches": len(report.matches),
         "match_ids": list(report.matches), "accepted": report.accepted,
         "issues": [[line, reason] for _, line, reason in report.issue_examples[:10]],
+        # why nothing was ingested (the file is empty, or the exact reason its records were refused)
+        "problem": next((p for s in report.sources if (p := source_problem(report, s)) is not None), None),
     })  # fmt: skip
     return 0
 

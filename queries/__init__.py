@@ -102,6 +102,32 @@ def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConn
     return con
 
 
+def set_memory_limit(con: duckdb.DuckDBPyConnection, limit: str) -> None:
+    """Cap DuckDB's buffer pool at ``limit``, a size checked by :func:`kifu.settings.memory_limit`
+    (passed as a parameter: no setting's text is ever pasted into SQL)."""
+    con.execute("set memory_limit = ?", [limit])
+
+
+def table_count(con: duckdb.DuckDBPyConnection, catalog: str) -> int:
+    """How many tables the attached database ``catalog`` holds (0: a file DuckDB made, nothing ingested)."""
+    row = con.execute("select count(*) from information_schema.tables where table_catalog = ?", [catalog]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def open_hub(limit: str) -> duckdb.DuckDBPyConnection:
+    """The dashboard's in-memory DuckDB, capped at ``limit`` and tried with a first query (closed
+    again, the error raised, when DuckDB cannot work in that size)."""
+    hub = duckdb.connect(":memory:")
+    try:
+        set_memory_limit(hub, limit)
+        hub.execute("set enable_progress_bar = false")
+        hub.execute("select count(*) from duckdb_settings()").fetchall()
+    except duckdb.Error:
+        hub.close()
+        raise
+    return hub
+
+
 def attach_read_only(hub: duckdb.DuckDBPyConnection, path: str | Path, name: str) -> None:
     """ATTACH a Kifu database read-only to ``hub`` as catalog ``name`` (schema checked)."""
     path = Path(path)

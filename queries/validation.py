@@ -26,6 +26,16 @@ def report_causes(
     return con.execute(sql("validation_causes"), {"match": match, "player": player}).df()
 
 
+def report_penalties(
+    con: duckdb.DuckDBPyConnection, match: str | None = None, player: str | None = None
+) -> pd.DataFrame:
+    return con.execute(sql("validation_penalties"), {"match": match, "player": player}).df()
+
+
+def report_scores(con: duckdb.DuckDBPyConnection, match: str | None = None) -> pd.DataFrame:
+    return con.execute(sql("validation_scores"), {"match": match}).df()
+
+
 def think_times(
     con: duckdb.DuckDBPyConnection, match: str | None = None, player: str | None = None
 ) -> pd.DataFrame:
@@ -38,3 +48,8 @@ def known_players(con: duckdb.DuckDBPyConnection, match: str | None = None) -> p
 
 def known_matches(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return con.execute(sql("known_matches")).df()
+
+
+def match_labels(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every match with its game, name and board or map (what tells matches apart in the "known:" hint)."""
+    return con.execute(sql("validation_known_matches")).df()

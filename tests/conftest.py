@@ -130,12 +130,21 @@ def write_lines(path: Path, lines: list[bytes], *, gz: bool = False) -> Path:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Close the dashboard's cached DuckDB connections (AppTests run in this process)."""
+    """Close the dashboard's DuckDB connections and drop them (AppTests run in this process), so no
+    connection is alive when the interpreter exits (DuckDB's bindings report every live one)."""
+    import gc
     import sys
 
     ui = sys.modules.get("app.ui")
     if ui is not None:
         ui.close_all()
+    # Streamlit runs a page as the module ``__main__`` and leaves the last one there, its globals
+    # (the page's database handle among them) with it.
+    script = sys.modules.get("__main__")
+    if script is not None and str(getattr(script, "__file__", "")).startswith(str(REPO / "app")):
+        for name in [n for n in vars(script) if not n.startswith("__")]:
+            delattr(script, name)
+    gc.collect()
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -1,4 +1,5 @@
-"""Upload a dealer log from the browser; a separate process ingests it (into a copy of the database, swapped in)."""
+"""Upload a log of any game Kifu knows (ALGORI UNO, Kakomimasu, CHaser) from the browser; a separate process
+ingests it (into a copy of the database, swapped in)."""
 
 from __future__ import annotations
 
@@ -78,6 +79,8 @@ if uploaded is not None and st.button(_("Ingest"), type="primary", key="up.go"):
     except uploads.UploadRefused as exc:
         st.error(_("Could not take {name}: {why}").format(name=ui.md(uploaded.name), why=ui.md(exc)))
         st.stop()
+    for key in ("up.report", "up.added"):  # the last upload's result is not this one's
+        st.session_state.pop(key, None)
     proc, status_file = uploads.start_ingest(target)
     bar = st.progress(0.0, text=_("ingesting…"))
     with st.spinner(_("Ingesting and validating…")):
@@ -119,8 +122,9 @@ if status:
             read=f"{status['records_read']:,}", new=f"{status['ingested']:,}", dup=f"{status['duplicates']:,}",
             bad=f"{status['quarantined']:,}", n=status["matches"]))  # fmt: skip
     else:
-        st.error(_("Nothing in the file could be ingested ({n} record(s) quarantined; see the Violations page → "
-                   "Load issues).").format(n=f"{status['quarantined']:,}"))  # fmt: skip
+        st.error(_("Nothing could be read: {reason}. The database is unchanged.").format(
+            reason=ui.md(status.get("problem") or _("no record of a game Kifu knows in it"))))  # fmt: skip
     for line, reason in status.get("issues", []):
         st.text(_("line {line}: {reason}").format(line=line, reason=reason))
-    _added(not nothing_new)
+    if status.get("accepted"):  # an upload that read nothing names no match, not even the last upload's
+        _added(not nothing_new)

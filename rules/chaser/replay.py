@@ -6,7 +6,8 @@ ended — ``end_kind`` one of ``put-on``, ``walked-into-block``, ``surrounded-by
 ``self-surrounded``, ``items``, ``draw``, ``no-response``, ``invalid-method``,
 ``invalid-direction`` (``incomplete`` for a log cut off) — the winner, the item counts and a
 sentence.  The log alone cannot tell a put-on from a walk into a block, or who walled a player
-in: the replay can.
+in: the replay can.  A log that stops early (cut off, or cut at a bad line: ``ChaserLog.cut``) is
+replayed up to its last whole action; its sentence says at which turn it stops, and why.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class Summary:
     loser: str | None = None
     end_turn: int | None = None
     end_seq: int | None = None
+    last_turn: int | None = None  # the turn of the last action replayed (None: no action)
     items: tuple[int, int] = (0, 0)
     final: State | None = None
     sentence: str = ""
@@ -95,6 +97,7 @@ def replay(log: ChaserLog, *, match_id: str | None = None, summary: Summary | No
     predicted: tuple[int, str, int] | None = None  # (team, why, seq of the action that caused it)
     last_turn_remaining = log.map.turns
     ended_at_header = False
+    acted_turn: int | None = None
 
     def end_found(found: tuple[int, str] | None, cause_seq: int) -> None:
         nonlocal predicted
@@ -163,11 +166,13 @@ def replay(log: ChaserLog, *, match_id: str | None = None, summary: Summary | No
                 f"turn {turn}: {e.team} {e.value}: logged {digits}, the replay gives {replayed}", seq, turn, e.team,
                 expected=replayed, actual=digits))  # fmt: skip
         since = [x for x in since if x.kind == "death"]  # a death line may belong to this action's judge
+        acted_turn = turn
         yield ActionFrame(seq, turn, remaining, e.team or "COOL", e.action, e.direction, e.value or "", before, state,
                           digits, replayed, out.taken, out.picked, out.seen, tuple(found))  # fmt: skip
         if predicted is None and not any(x.kind == "death" for x in since):
             since = []
     s.actions = seq
+    s.last_turn = acted_turn
     s.items = state.items
     s.final = state
     _conclude(log, s, judge_, state, predicted, stop_kind, remaining, ended_at_header, turn, seq)
@@ -210,7 +215,8 @@ def _conclude(log: ChaserLog, s: Summary, judge_: _Judge, state: State, predicte
                 s.end_violations.append(judge_.v("chaser-no-response", f"turn {turn}: {TEAMS[loser]} stopped answering "
                                                  "(no GetReady, a disconnect or a timeout)", s.end_seq, s.end_turn,
                                                  TEAMS[loser]))  # fmt: skip
-        if logged_death != (loser, why):
+        # a log that stops before [決着] may stop before its [死因] too: then no [死因] says nothing
+        if logged_death != (loser, why) and (logged_death is not None or result is not None):
             s.end_violations.append(judge_.v(
                 "chaser-end", f"the replay ends the game with {TEAMS[loser]} {why}; the log says "
                 f"{_death_text(logged_death)}", s.end_seq, s.end_turn, TEAMS[loser],
@@ -230,10 +236,13 @@ def _conclude(log: ChaserLog, s: Summary, judge_: _Judge, state: State, predicte
             f"COOL {state.items[0]}, HOT {state.items[1]}", None, s.end_turn,
             expected=f"{state.items[0]}:{state.items[1]}", actual=f"{logged_scores[0]}:{logged_scores[1]}"))  # fmt: skip
     if result is None:
-        s.end_violations.append(judge_.v("chaser-truncated", "the log stops before [決着] (cut off mid-game?)", None,
-                                         turn or None))  # fmt: skip
+        cut = log.cut
+        why = f"cut at {cut}" if cut is not None else "cut off mid-game?"
+        s.end_violations.append(judge_.v("chaser-truncated", f"{_stops_at(s)}, before [決着] ({why})", None,
+                                         s.last_turn))  # fmt: skip
         if predicted is None and not time_up:
             s.end_kind, s.winner, s.loser = "incomplete", None, None
+            s.end_turn = s.last_turn
     else:
         replayed = s.winner or ("DRAW" if s.end_kind in ("draw",) else None)
         if replayed != result:
@@ -256,12 +265,27 @@ def _death_text(d: tuple[int, str] | None) -> str:
     return "no death" if d is None else f"{TEAMS[d[0]]} {d[1]}"
 
 
+def _stops_at(s: Summary) -> str:
+    return f"the log stops at turn {s.last_turn}" if s.last_turn else "the log stops before the first action"
+
+
 def explain(s: Summary, log: ChaserLog) -> str:
-    """The end of the game in one English sentence (the dashboard words it in the viewer's language)."""
+    """The end of the game in one English sentence (the dashboard words it in the viewer's language).
+
+    A log that stops before ``[決着]`` says where it stops — and, cut at a bad line, which line and why.
+    """
     names = {"COOL": log.cool_name or "Cool", "HOT": log.hot_name or "Hot"}
     w, l_ = names.get(s.winner or "", s.winner), names.get(s.loser or "", s.loser)
     t = s.end_turn
     cool, hot = s.items
+    if log.result is not None:
+        stops = ""
+    elif log.cut is not None:
+        stops = f"{_stops_at(s)}, cut at {log.cut}"
+    else:
+        stops = f"{_stops_at(s)}, before " + ("the end of the game" if s.end_kind == "incomplete" else "[決着]")
+    if s.end_kind == "incomplete":
+        return stops or "the log stops before the end of the game"
     return {
         "put-on": f"{w} put a block on {l_} at turn {t}",
         "walked-into-block": f"{l_} walked into a block at turn {t}",
@@ -272,8 +296,7 @@ def explain(s: Summary, log: ChaserLog) -> str:
         "no-response": f"{l_} stopped answering at turn {t}",
         "invalid-method": f"{l_} sent a method the server does not know at turn {t}",
         "invalid-direction": f"{l_} sent an action without a valid direction at turn {t}",
-        "incomplete": "the log stops before the end of the game",
-    }[s.end_kind]
+    }[s.end_kind] + (f"; {stops}" if stops else "")
 
 
 def judge_all(log: ChaserLog, *, match_id: str | None = None) -> tuple[list[ActionFrame], Summary]:

@@ -37,6 +37,8 @@ def _cards(cards: Any) -> str:
 def _raw(v: Any) -> str:
     if v is E.MISSING:
         return "(missing)"
+    if v is None:
+        return "null"  # what the bot sent, as the log writes it
     if isinstance(v, dict) and (c := E.card_of(v)) is not None:
         return str(c)
     return repr(v)
@@ -241,7 +243,7 @@ class Judge:
     def play_draw_card(self, b: GameState, ev: E.PlayDrawCard, a: GameState) -> None:
         expected = V.play_draw_card(b, ev)
         card = b.drawn_card
-        what = f"play-draw-card is_play_card={_raw(ev.is_play_raw)} (drawn {card})"
+        what = f"play-draw-card is_play_card={_raw(ev.is_play_raw)} (drawn {card if card is not None else 'no card'})"
         self._judge_action(b, ev, expected, what)
         if V.truthy(ev.is_play_raw):
             self._colour_departure(ev, card)

@@ -23,8 +23,12 @@ PAGES = ["matches", "round_browser", "player_rounds", "penalties", "challenges",
 
 @pytest.fixture(scope="module")
 def empty_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`kifu serve` on an empty database, as a new user starts."""
+    """`kifu serve` on an empty database, as a new user starts (a file DuckDB made, no table yet: `kifu serve`
+    refuses a database that does not exist)."""
+    import duckdb
+
     d = tmp_path_factory.mktemp("e2e-empty")
+    duckdb.connect(str(d / "kifu.duckdb")).close()
     with serve(d / "kifu.duckdb", KIFU_DATA=str(d / "data")) as url:
         yield url
 

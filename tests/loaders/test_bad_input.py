@@ -187,7 +187,8 @@ def test_nothing_ingestible_exits_non_zero(tmp_path: Path, capsys: pytest.Captur
     assert code == 1
     assert "nothing could be ingested" in out.err
     assert "unknown game format" in out.out
-    assert query(tmp_path / "k.duckdb", "select count(*) from load_issues") == [(1,)]
+    assert f"{path}: nothing ingested — missing required field 'event'" in out.out  # the record's own reason
+    assert not list(tmp_path.glob("k.duckdb*"))  # a run that ingested nothing makes no database
 
 
 @pytest.mark.parametrize(

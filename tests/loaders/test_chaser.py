@@ -59,12 +59,21 @@ def test_reingest_and_other_encodings_are_the_same_game(tmp_path: Path) -> None:
 
 def test_a_cut_off_log_loads_and_the_full_one_replaces_it(tmp_path: Path) -> None:
     text = (DATA / "surrounded.txt").read_bytes()
-    (tmp_path / "cut.txt").write_bytes(text[: len(text) // 2])
+    half = text[: len(text) // 2]
+    (tmp_path / "cut.txt").write_bytes(half)
     db = tmp_path / "c.duckdb"
     report = ingest(db, tmp_path / "cut.txt")
-    assert report.quarantined == 0
+    # the file stops in the middle of its last line: that line is quarantined, the game before it loads
+    last = half.count(b"\n") + 1
+    assert not half.endswith(b"\n") and report.quarantined == 1
+    (line, reason), = query(db, "select line, reason from load_issues")
+    assert line == last
+    assert reason.startswith(f"CHaser log cut at line {last}: the file ends in the middle of this line")
     assert query(db, "select status, winner, end_kind from matches") == [("incomplete", None, "incomplete")]
     assert query(db, "select code from violations where family = 'consistency'") == [("chaser-truncated",)]
+    # a file that stops at a line end quarantines nothing
+    (tmp_path / "cut_at_line_end.txt").write_bytes(half[: half.rindex(b"\n") + 1])
+    assert ingest(tmp_path / "c2.duckdb", tmp_path / "cut_at_line_end.txt").quarantined == 0
     (tmp_path / "full.txt").write_bytes(text)
     ingest(db, tmp_path / "full.txt")
     assert query(db, "select status, winner, end_kind from matches") == [("finished", "HOT", "surrounded-by-opponent")]
@@ -93,7 +102,7 @@ def test_hostile_files_are_quarantined_with_a_reason(tmp_path: Path) -> None:
     reasons = dict(query(db, "select regexp_extract(source, '[^/]+$'), reason from load_issues"))
     assert "0 columns" in reasons["zero.txt"]
     assert "outside 1…200" in reasons["wide.txt"] or "10,000 cells" in reasons["wide.txt"]
-    assert "neither UTF-8 nor Shift_JIS" in reasons["binary.log"]
+    assert reasons["binary.log"] == "CHaser log: line 2: binary data, not text (character 1 is 0x00)"
     assert "larger than the 16,777,216-byte limit" in reasons["huge.txt.gz"]
     assert "not a number" in reasons["letters.map"]
     assert query(db, "select end_kind from matches") == [("put-on",)]

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from rules.chaser.engine import BLOCK, COOL, HOT, State, act, judge
-from rules.chaser.log import ChaserLogError, decode, looks_like_log, looks_like_map, parse_log, parse_map
+from rules.chaser.log import (ChaserLogError, Cut, decode, looks_like_log, looks_like_map, parse_log, parse_map,
+                              read_log)
 from rules.chaser.replay import END_KINDS, judge_all
 from tests.conftest import REPO, SHARED
 
@@ -179,9 +180,10 @@ def test_changed_surroundings_are_caught_at_their_turn() -> None:
 
 
 def test_a_missing_item_line_is_caught() -> None:
-    log = mutate("bad_direction.txt", "[取得]COOLがアイテムを取得しました。\r\n", "")
+    log = mutate("bad_direction.txt", "[20261122045748][取得]COOLがアイテムを取得しました。\r\n", "")  # the whole line
+    assert log.cut is None
     v = first(findings(log)[0], "chaser-item-taken")
-    assert v.player == "COOL" and v.turn_no == 2
+    assert v.player == "COOL" and v.turn_no == 1 and v.family == "consistency"
 
 
 def test_a_wrong_winner_and_death_are_caught() -> None:
@@ -198,13 +200,77 @@ def test_a_log_cut_off_mid_game_loads_what_it_has() -> None:
     assert s.end_kind == "incomplete" and s.winner is None and s.actions > 10
     assert first(found, "chaser-truncated")
     assert consistency(found) == Counter({"chaser-truncated": 1})
+    assert cut.cut is not None and "the file ends in the middle of this line" in cut.cut.reason
+    assert s.end_turn == s.last_turn == cut.last_turn > 10
+    assert s.sentence.startswith(f"the log stops at turn {s.last_turn}, cut at line {cut.cut.line}: the file")
 
 
-def test_unknown_lines_are_kept_and_counted() -> None:
-    text = decode((DATA / "put_on.txt").read_bytes()).replace("-----残97ターン-----", "something new\r\n-----残97ターン-----")
-    log = parse_log(text)
-    assert any("something new" in t for _, t in log.unknown_lines)
+@pytest.mark.parametrize("name", ["log[20261122045541].txt", "log[20261122045801].txt"])
+def test_every_single_line_lost_or_doubled_is_caught_or_harmless(name: str) -> None:
+    """One line of a real log deleted or written twice, at every line: the header and the map refuse the log,
+    a line in the game cuts it right there (or the change leaves the game as it was), and never does a
+    finding against a player come that the whole log does not have, nor an end the cut hides (no [死因])."""
+    path = CFIX / "games" / name
+    if not path.exists():
+        pytest.skip(f"CHaser fixtures not found at {CFIX} (tests/fixtures/ is part of the repository: is the checkout complete?)")
+    lines = path.read_bytes().split(b"\n")
+    whole, _ = read_log(path.read_bytes())
+    against = {(v.code, v.player, v.seq) for v in findings(whole)[0] if v.family == "player-rule"}
+    first_round = next(i for i, line in enumerate(lines) if line.startswith("-----残".encode()))
+    outcomes: Counter[str] = Counter()
+    for i in range(1, len(lines) - 1):
+        for op in ("lost", "doubled"):
+            changed = lines[:i] + lines[i + 1:] if op == "lost" else lines[:i + 1] + lines[i:]
+            try:
+                log, _ = read_log(b"\n".join(changed))
+            except ChaserLogError as exc:
+                assert i <= first_round and exc.line is not None and i + 1 <= exc.line, (op, i + 1, str(exc))
+                outcomes["refused"] += 1
+                continue
+            found, s = findings(log)
+            assert {(v.code, v.player, v.seq) for v in found if v.family == "player-rule"} <= against, i + 1
+            if log.cut is None:
+                outcomes["read whole"] += 1
+                continue
+            outcomes["cut"] += 1
+            assert i + 1 <= log.cut.line <= i + 3, (op, i + 1, log.cut)
+            assert {v.code for v in s.end_violations if v.family == "consistency"} <= {"chaser-truncated"}, i
+            assert max((e.line for e in log.entries), default=0) < log.cut.line
+    assert outcomes["cut"] > outcomes["refused"] > 0 and outcomes["read whole"] > 0
+
+
+def test_a_map_cell_changed_to_another_cell_is_caught_where_the_replay_sees_it() -> None:
+    lines = decode((DATA / "put_on.txt").read_bytes()).split("\n")
+    # Cool starts at (7, 5) and walks left first, onto floor: say the map had an item there
+    row = [i for i, line in enumerate(lines) if line.startswith("D:")][5]
+    cells = lines[row][2:].split(",")
+    assert "C:7,5" in lines and cells[6] == "0"
+    cells[6] = "3"
+    lines[row] = "D:" + ",".join(cells)
+    log = parse_log("\n".join(lines))
+    assert log.cut is None
+    found, s = findings(log)
+    v = first(found, "chaser-item-taken")
+    assert (v.family, v.turn_no, v.player) == ("consistency", 1, "COOL")
+    assert not [f for f in found if f.family == "player-rule"]
+
+def test_the_servers_own_messages_are_kept_and_counted_any_other_line_cuts_the_log() -> None:
+    text = decode((DATA / "put_on.txt").read_bytes())
+    warning = "[20261122045959]Warning : QSocketNotifier: Invalid socket specified"
+    log = parse_log(text.replace("-----残97ターン-----", warning + "\r\n-----残97ターン-----"))
+    assert log.cut is None and (warning in [t for _, t in log.unknown_lines])
     assert consistency(findings(log)[0]) == Counter()
+    # a line no server writes is the log's first bad line: read up to it, nothing after it
+    lines = text.split("\n")
+    at = lines.index("-----残97ターン-----\r")
+    log = parse_log("\n".join([*lines[:at], "something new\r", *lines[at:]]))
+    assert log.cut == Cut(at + 1, "not a line the CHaser server writes: 'something new'")
+    assert log.last_turn == 3 and max(e.line for e in log.entries) < at + 1
+    found, s = findings(log)
+    assert (s.end_kind, s.winner, s.end_turn) == ("incomplete", None, 3)
+    assert consistency(found) == Counter({"chaser-truncated": 1})
+    assert s.sentence == (f"the log stops at turn 3, cut at line {at + 1}: "
+                          "not a line the CHaser server writes: 'something new'")
 
 
 # ---- hostile text ---------------------------------------------------------------------------------
@@ -227,12 +293,16 @@ def test_hostile_logs_are_refused_with_a_reason(text: str, reason: str) -> None:
 
 
 def test_binary_and_non_digit_surroundings_never_crash() -> None:
-    with pytest.raises(ChaserLogError):
+    with pytest.raises(ChaserLogError, match="line 2: not Shift_JIS text"):
         decode(bytes(range(256)) * 4 + b"\xff\xfe\x80")
+    # a 3×3 that is not ten digits is not the server's: the log is cut there, before that action
     log = mutate("put_on.txt", "]COOL:1003000002", "]COOL:1003ab0002")
-    assert first(findings(log)[0], "chaser-surroundings").actual == "1003ab0002"
+    assert log.cut is not None
+    assert "where COOL's 3×3 (COOL:<10 digits>) should follow [行動]COOL" in log.cut.reason
+    assert log.last_turn == 0 and consistency(findings(log)[0]) == Counter({"chaser-truncated": 1})
     long = "--Stable Log--\n" + "x" * 200_000 + "\n" + decode((DATA / "put_on.txt").read_bytes()).split("\n", 1)[1]
-    assert len(parse_log(long).unknown_lines) >= 1
+    with pytest.raises(ChaserLogError, match=r"^line 2: a line of 200,000 characters"):
+        parse_log(long)
 
 
 def test_content_sniffing() -> None:

@@ -1,0 +1,234 @@
+"""A CHaser log with a bad part half-way: the game before it loads as a game that did not finish, the rest
+is quarantined with the file, the first bad line and the reason; a bad header or map refuses the log, saying
+where.
+
+Every case is one change to a real log written by the official server (tests/fixtures/chaser/games); what the
+test expects — the line, the turns, the actions kept — is counted on the bytes, not with Kifu's reader.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SHARED, ingest, query, table_snapshot
+
+GAMES = SHARED / "fixtures" / "chaser" / "games"
+ITEMS = "log[20261122045903].txt"  # greedy vs greedy: 100 turns, decided on items 20:17, no player at fault
+DISCONNECT = "log[20261122045801].txt"  # walker vs err_disconnect: Hot stops answering in turn 13
+DIGITS = (b"]COOL:", b"]HOT:")
+ACTION = "[行動]".encode()
+
+
+def lines_of(name: str) -> list[bytes]:
+    path = GAMES / name
+    if not path.exists():
+        pytest.skip(f"CHaser fixtures not found at {GAMES} (tests/fixtures/ is part of the repository: is the checkout complete?)")
+    return path.read_bytes().split(b"\n")
+
+
+def write(tmp_path: Path, lines: list[bytes], name: str = "log.txt") -> Path:
+    path = tmp_path / name
+    path.write_bytes(b"\n".join(lines))
+    return path
+
+
+def line_of(lines: list[bytes], text: str, after: int = 0, encoding: str = "utf-8") -> int:
+    """The 0-based index of the first line at or after ``after`` that holds ``text``."""
+    return next(i for i in range(after, len(lines)) if text.encode(encoding) in lines[i])
+
+
+def kept(lines: list[bytes], bad: int, encoding: str = "utf-8") -> tuple[int, int]:
+    """(turn of the last action, actions) of the lines before 1-based line ``bad``: an action is a [行動] line
+    with its 3×3 line after it; its turn is the number of round headers above it."""
+    before = lines[: bad - 1]
+    round_, action = "-----残".encode(encoding), "[行動]".encode(encoding)
+    turn = last = actions = 0
+    for i, line in enumerate(before):
+        if line.startswith(round_):
+            turn += 1
+        elif action in line and i + 1 < len(before) and any(d in before[i + 1] for d in DIGITS):
+            actions, last = actions + 1, turn
+    return last, actions
+
+
+def check_cut(db: Path, lines: list[bytes], bad: int, why: str, encoding: str = "utf-8") -> None:
+    """The game before line ``bad`` is stored as a game that did not finish; the rest, one load_issues row."""
+    turn, actions = kept(lines, bad, encoding)
+    assert turn > 10 and actions > 20  # the test cuts half-way
+    total = len(lines) - (lines[-1] == b"")
+    assert query(db, "select status, end_kind, winner, rounds_played, final_order from matches") == [
+        ("incomplete", "incomplete", None, turn, None)]
+    assert query(db, "select count(*), max(turn) from chaser_actions") == [(actions, turn)]
+    rest = b"\n".join(lines[bad - 1:])
+    assert query(db, "select line, reason, raw_length from load_issues") == [
+        (bad, f"CHaser log cut at line {bad}: {why}; the game up to turn {turn} is kept, "
+              f"lines {bad}–{total} are not", len(rest))]
+    assert query(db, "select sentence, truncated from chaser_games") == [
+        (f"the log stops at turn {turn}, cut at line {bad}: {why}", True)]
+    # a finding against a player needs the log's word: nothing of the kind in a cut game of a faultless log
+    assert query(db, "select code from violations") == [("chaser-truncated",)]
+    assert query(db, "select count(*) from players where final_rank is not null")[0][0] == 0
+    # the raw record is the text read, up to the bad line
+    text = (b"\n".join(lines[: bad - 1]) + b"\n").decode(encoding)
+    assert query(db, "select raw from raw_activities") == [(text,)]
+
+
+def test_the_full_log_has_no_finding_against_a_player(tmp_path: Path) -> None:
+    lines = lines_of(ITEMS)
+    db = tmp_path / "c.duckdb"
+    ingest(db, write(tmp_path, lines))
+    assert query(db, "select status, end_kind, winner, rounds_played from matches") == [
+        ("finished", "items", "COOL", 100)]
+    assert query(db, "select count(*) from violations")[0][0] == 0
+
+
+def test_garbage_bytes_half_way_keep_the_game_before_them(tmp_path: Path) -> None:
+    lines = lines_of(ITEMS)
+    # garbage between Cool's action in turn 51 and its 3×3: that action's block is not whole, not kept
+    at = line_of(lines, "[行動]COOL", line_of(lines, "-----残50ターン-----")) + 1
+    lines.insert(at, b"\xff\xfe\x00\x13garbage\x81\x80\r")
+    db = tmp_path / "c.duckdb"
+    report = ingest(db, write(tmp_path, lines))
+    assert (report.ingested, report.quarantined) == (1, 1)
+    assert [(s.accepted, s.quarantined) for s in report.sources] == [(1, 1)]
+    check_cut(db, lines, at + 1, "not UTF-8 text (byte 1 of the line is 0xff)")
+    assert kept(lines, at + 1)[0] == 50  # Cool's turn-51 action (its 3×3 is past the garbage) is not read
+
+
+@pytest.mark.parametrize("how", ["3×3 line lost", "action line cut short"])
+def test_a_truncated_turn_block_cuts_the_log_there(tmp_path: Path, how: str) -> None:
+    lines = lines_of(ITEMS)
+    act = line_of(lines, "[行動]HOT", line_of(lines, "-----残40ターン-----"))
+    if how == "3×3 line lost":
+        del lines[act + 1]  # Hot's action in turn 61 has no 3×3: the next line (a round header) is bad
+        bad, why = act + 2, (f"'-----残39ターン-----' where HOT's 3×3 (HOT:<10 digits>) should follow [行動]HOT "
+                             f"(line {act + 1})")  # fmt: skip
+    else:
+        text = lines[act].decode()
+        lines[act] = text[: text.index("を行いました")].encode()  # '[…][行動]HOTがWalkDown' and no more
+        bad, why = act + 1, f"not a line the CHaser server writes: {text[: text.index('を行いました')]!r}"
+    db = tmp_path / "c.duckdb"
+    assert ingest(db, write(tmp_path, lines)).quarantined == 1
+    check_cut(db, lines, bad, why)
+
+
+def test_a_shift_jis_log_with_an_invalid_byte_half_way(tmp_path: Path) -> None:
+    lines = [line.decode("utf-8").encode("cp932") for line in lines_of(ITEMS)]
+    at = line_of(lines, "[行動]COOL", line_of(lines, "-----残50ターン-----", encoding="cp932"), encoding="cp932")
+    column = lines[at].index("行".encode("cp932"))
+    lines[at] = lines[at][: column + 1] + b"\x7f" + lines[at][column + 2:]  # 行 = 0x8d 0x73; 0x8d 0x7f: none
+    db = tmp_path / "c.duckdb"
+    assert ingest(db, write(tmp_path, lines)).quarantined == 1
+    check_cut(db, lines, at + 1, f"not Shift_JIS text (byte {column + 1} of the line is 0x8d)", "cp932")
+    # the names and the map were read as Shift_JIS: the same game as the UTF-8 log
+    assert query(db, "select player_name from players order by join_order") == [("greedy_c",), ("greedy_h",)]
+
+
+def test_a_cut_is_not_a_player_stopping(tmp_path: Path) -> None:
+    lines = lines_of(DISCONNECT)
+    db = tmp_path / "full.duckdb"
+    ingest(db, write(tmp_path, lines, "full.txt"))
+    # the whole log: Hot did not answer GetReady (the server's [停止] line) and loses
+    assert query(db, "select status, end_kind, winner from matches") == [("finished", "no-response", "COOL")]
+    against = "select code, player from violations where player is not null"
+    assert query(db, against) == [("chaser-no-response", "HOT")]
+    # the same log, garbage where the server wrote that [停止] line: nothing says Hot stopped, nothing against it
+    at = line_of(lines, "[停止]HOT")
+    lines[at] = b"[20261122045804]\x00\x00\x00\x00\r"
+    db = tmp_path / "cut.duckdb"
+    ingest(db, write(tmp_path, lines, "cut.txt"))
+    game = "select status, g.end_kind, g.winner, loser from chaser_games g join matches using (match_id)"
+    assert query(db, game) == [("incomplete", "incomplete", None, None)]
+    assert query(db, "select code, player from violations") == [("chaser-truncated", None)]
+    turn = kept(lines, at + 1)[0]
+    assert turn == 13 and query(db, "select sentence from chaser_games")[0][0] == (
+        f"the log stops at turn 13, cut at line {at + 1}: binary data, not text (character 17 is 0x00)")
+
+
+def test_garbage_after_the_last_line_keeps_the_game_whole(tmp_path: Path) -> None:
+    lines = lines_of(ITEMS)
+    full = tmp_path / "full.duckdb"
+    ingest(full, write(tmp_path, lines, "full.txt"))
+    while lines[-1] == b"":
+        lines.pop()
+    lines += [b"\x00garbage after the end\r", b""]
+    db = tmp_path / "c.duckdb"
+    assert ingest(db, write(tmp_path, lines)).quarantined == 1
+    assert query(db, "select line, reason from load_issues") == [(len(lines) - 1, (
+        f"CHaser log cut at line {len(lines) - 1}: binary data, not text (character 1 is 0x00); the game "
+        f"before it is whole and kept, line {len(lines) - 1} is not"))]
+    game = "select status, end_kind, winner, rounds_played from matches"
+    assert query(db, game) == query(full, game) == [("finished", "items", "COOL", 100)]
+    actions = "select count(*) from chaser_actions"
+    assert query(db, actions) == query(full, actions)
+
+
+@pytest.mark.parametrize("how", ["a letter in a map row", "a map row lost", "binary bytes in a player's line",
+                                 "garbage before the first turn"])  # fmt: skip
+def test_a_bad_header_or_map_refuses_the_log_with_the_line_and_why(tmp_path: Path, how: str) -> None:
+    lines = lines_of(ITEMS)
+    rows = [i for i, line in enumerate(lines) if line.startswith(b"D:")]
+    if how == "a letter in a map row":
+        cells = lines[rows[2]].split(b",")
+        cells[4] = b"x"
+        lines[rows[2]] = b",".join(cells)
+        bad, why = rows[2] + 1, "map row 3, cell 5 is not a number ('x')"
+    elif how == "a map row lost":
+        del lines[rows[5]]
+        size = next(i for i, line in enumerate(lines) if line.startswith(b"S:"))
+        bad, why = lines.index(b"]\r") + 1, f"the map has 16 rows, S: (line {size + 1}) says 17"
+    elif how == "binary bytes in a player's line":
+        at = line_of(lines, "[ Cool Player")
+        lines[at] = lines[at].replace(b"greedy_c", b"gre\xff\xfedy_c")
+        column = lines[at].index(b"\xff") + 1
+        bad, why = at + 1, f"not UTF-8 text (byte {column} of the line is 0xff)"
+    else:
+        at = line_of(lines, "-----残100ターン-----")
+        lines.insert(at, b"\x01\x02\x03\r")
+        bad, why = at + 1, ("binary data, not text (character 1 is 0x01); it comes before the first round "
+                            "header: no part of the game to keep")
+    db = tmp_path / "c.duckdb"
+    report = ingest(db, write(tmp_path, lines))
+    assert (report.ingested, report.quarantined) == (0, 1)
+    assert query(db, "select line, reason from load_issues") == [(bad, f"CHaser log: line {bad}: {why}")]
+    assert query(db, "select count(*) from matches")[0][0] == 0
+
+
+def test_reading_a_cut_log_again_changes_nothing_and_the_whole_log_replaces_it(tmp_path: Path) -> None:
+    lines = lines_of(ITEMS)
+    whole = write(tmp_path, lines, "whole.txt")
+    at = line_of(lines, "-----残30ターン-----")
+    cut = write(tmp_path, [*lines[:at], b"\xff\r", *lines[at:]], "cut.txt")
+    db = tmp_path / "c.duckdb"
+    ingest(db, cut)
+    before = table_snapshot(db)
+    again = ingest(db, cut)
+    assert (again.ingested, again.duplicates) == (0, 1)
+    assert table_snapshot(db) == before  # the game, its findings and the one load_issues row: the same
+    # the whole log goes further: it replaces the cut game (one match, finished); the cut copy's issue stays
+    report = ingest(db, whole)
+    assert (report.ingested, report.quarantined) == (1, 0)
+    assert query(db, "select status, end_kind, rounds_played from matches") == [("finished", "items", 100)]
+    assert query(db, "select count(*) from chaser_actions")[0][0] == sum(ACTION in line for line in lines)
+    assert query(db, "select count(*) from violations")[0][0] == 0
+    assert query(db, "select count(*), min(line) from load_issues") == [(1, at + 1)]
+    # the cut copy read after the whole one changes nothing, but its bad part is still reported
+    after = table_snapshot(db, exclude=("load_runs",))
+    late = ingest(db, cut)
+    assert (late.ingested, late.quarantined) == (0, 1)
+    assert table_snapshot(db, exclude=("load_runs",)) == after
+
+
+def test_the_whole_log_first_then_the_cut_copy(tmp_path: Path) -> None:
+    lines = lines_of(ITEMS)
+    at = line_of(lines, "-----残30ターン-----")
+    db = tmp_path / "c.duckdb"
+    ingest(db, write(tmp_path, lines, "whole.txt"))
+    games = ("matches", "players", "chaser_games", "chaser_actions", "violations")
+    before = {t: rows for t, rows in table_snapshot(db).items() if t in games}
+    report = ingest(db, write(tmp_path, [*lines[:at], b"\xff\r", *lines[at:]], "cut.txt"))
+    assert (report.ingested, report.quarantined) == (0, 1)
+    assert {t: rows for t, rows in table_snapshot(db).items() if t in games} == before
+    assert query(db, "select line from load_issues") == [(at + 1,)]
