@@ -110,11 +110,24 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("validate", help="print, per match and bot, how the match ended, every penalty with the finding "
-                       "that explains it, and the validator's findings (every game)")
-    p.add_argument("--db", default=_db_default(), help="DuckDB database file (default: %(default)s)")
-    p.add_argument("--match", help="match id (ALGORI: also dealer code or dealer name) (default: every match)")
-    p.add_argument("--player", help="player name or code: only that player, in the matches it played (default: every player)")
-    p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+                       "that explains it, and the validator's findings (every game)",
+                       description="Report, from a database made by `kifu ingest`, per match (ALGORI UNO, "
+                       "Kakomimasu, CHaser) and per bot: how the match ended, every penalty the dealer gave "
+                       "with the validator's finding that explains it, the findings by check and think "
+                       "times, each with a link to the dashboard page that shows it.",
+                       epilog="Exit status: 0 when the report is printed; 1 when --fail-on finds findings of "
+                       "that severity, or the database is missing, empty or not Kifu's; 2 on a bad "
+                       "argument: an unknown --match or --player (the known ones are listed), a --db "
+                       "that is a folder, a bad --dashboard-url. Environment: KIFU_DB (the default --db); "
+                       "KIFU_DASHBOARD_URL (the default --dashboard-url).")  # fmt: skip
+    p.add_argument("--db", default=_db_default(), help="DuckDB database file, made by `kifu ingest` (default: %(default)s)")
+    p.add_argument("--match", help="match id (Kakomimasu, CHaser: also the game's id without Kifu's kakomimasu:/chaser: "
+                   "prefix; ALGORI: also dealer code or dealer name) (default: every match)")
+    p.add_argument("--player", help="player name (exact) or code (any case, e.g. COOL or Cool): only that player, in the "
+                   "matches it played (default: every player)")
+    p.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                   help="text for a terminal, json for a program (every player of a match listed, its lists empty when "
+                   "it has nothing), markdown for a document or a CI summary (default: %(default)s)")
     p.add_argument("--fail-on", choices=("error", "warning"),
                    help="exit 1 when the selected bot(s) have player-rule findings of this severity or worse (for CI)")
     p.add_argument("--dashboard-url", default=_dashboard_default(),
@@ -147,19 +160,30 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     previous = _interrupt_on_sigterm() if args.command == "ingest" else None
+    db = getattr(args, "db", None)
+    existed = bool(db) and Path(db).exists()
     try:
         return int(args.func(args))
     except KeyboardInterrupt:
-        print("kifu: interrupted; the database is unchanged", file=sys.stderr)
-        return 130
+        return _interrupted(db, existed)
     except RuntimeError as exc:  # DuckDB turns a Ctrl-C during a query into "Query interrupted"
         if "interrupted" not in str(exc).lower():
             raise
-        print("kifu: interrupted; the database is unchanged", file=sys.stderr)
-        return 130
+        return _interrupted(db, existed)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+#: Set when SIGTERM (not Ctrl-C) ended the run: the exit status is then 143 (128 + SIGTERM), not 130.
+_terminated = False
+
+
+def _interrupted(db: Any, existed: bool) -> int:
+    """One line for a run ended by Ctrl-C or SIGTERM; exit 130 (Ctrl-C) or 143 (SIGTERM)."""
+    left = "the database is unchanged" if existed or (db and Path(db).exists()) else "no database was made"
+    print(f"kifu: interrupted; {left}", file=sys.stderr)
+    return 143 if _terminated else 130
 
 
 def _interrupt_on_sigterm() -> Any:
@@ -168,6 +192,8 @@ def _interrupt_on_sigterm() -> Any:
         return None
 
     def stop(signum: int, frame: Any) -> None:
+        global _terminated
+        _terminated = True
         raise KeyboardInterrupt
 
     return signal.signal(signal.SIGTERM, stop)
@@ -255,7 +281,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         return 1
     report.skipped = [str(p) for p in skipped]
     print_summary(report)
-    if report.status == "empty":
+    if report.status == "empty" or report.database == "not made":
         left = {"unchanged": "; the database is unchanged",
                 "not made": "; no database was made"}.get(report.database, "")  # fmt: skip
         print(f"kifu ingest: nothing could be ingested{left}", file=sys.stderr)
@@ -279,11 +305,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
     import queries
     from kifu import report
     from kifu.safe import terminal
+    from kifu.settings import SettingError, database_path
     from queries import validation
 
     if not _dashboard_ok(args.dashboard_url):
         print(f"kifu validate: --dashboard-url must be an http(s) URL such as http://127.0.0.1:8501 "
               f"(got '{terminal(args.dashboard_url)}')", file=sys.stderr)  # fmt: skip
+        return 2
+    try:
+        database_path(args.db, name=_db_name(args.db))
+    except SettingError as exc:
+        print(f"kifu validate: {exc}", file=sys.stderr)
         return 2
     try:
         con = queries.connect(args.db, read_only=True)
@@ -296,27 +328,33 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(f"kifu validate: {terminal(args.db)} holds no match yet — run `kifu ingest` first",
                   file=sys.stderr)  # fmt: skip
             return 1
-        if args.match and validation.report_matches(con, args.match).empty:
+        match = _resolve_match(con, args.match) if args.match else None
+        if args.match and match is None:
             known = validation.match_labels(con)
             names = "".join(f"\n  {terminal(_match_label(r))}" for r in known.to_dict("records"))
             print(f"kifu validate: no match '{terminal(args.match)}' in {terminal(args.db)}; known:{names}",
                   file=sys.stderr)  # fmt: skip
             return 2
-        if args.player:
-            players = validation.known_players(con, args.match)
-            if not ((players["player_name"] == args.player) | (players["player_code"] == args.player)).any():
-                names = ", ".join(terminal(_player_label(r)) for r in players.to_dict("records"))
+        player = args.player
+        if player:
+            players = validation.known_players(con, match)
+            player = _resolve_player(players, player)
+            if player is None:
                 where = "the selected match" if args.match else "any match"
-                print(f"kifu validate: no player '{terminal(args.player)}' in {where}; known: {names}",
-                      file=sys.stderr)  # fmt: skip
+                print(f"kifu validate: no player '{terminal(args.player)}' in {where}; known:"
+                      f"{_known_players(players)}", file=sys.stderr)  # fmt: skip
                 return 2
-        data = report.build(validation.report_matches(con, args.match, args.player),
-                            validation.report_counts(con, args.match, args.player),
-                            validation.report_causes(con, args.match, args.player),
-                            validation.think_times(con, args.match, args.player),
-                            validation.report_penalties(con, args.match, args.player),
-                            validation.report_scores(con, args.match),
-                            dashboard=args.dashboard_url, player=args.player)  # fmt: skip
+            bots = _bots_of_code(players, player)
+            if len(bots) > 1:
+                print(f"kifu validate: {terminal(player)} is a different bot in different matches "
+                      f"({', '.join(terminal(b) for b in bots)}): give --match or a name", file=sys.stderr)  # fmt: skip
+        data = report.build(validation.report_matches(con, match, player),
+                            validation.report_counts(con, match, player),
+                            validation.report_causes(con, match, player),
+                            validation.think_times(con, match, player),
+                            validation.report_penalties(con, match, player),
+                            validation.report_scores(con, match),
+                            dashboard=args.dashboard_url, player=player)  # fmt: skip
     finally:
         con.close()
     text = {"json": report.to_json, "markdown": report.to_markdown}.get(args.format, report.to_text)(data)
@@ -328,6 +366,50 @@ def cmd_validate(args: argparse.Namespace) -> int:
                   file=sys.stderr)  # fmt: skip
             return 1
     return 0
+
+
+#: Players the "known:" hint lists before it says how many more there are.
+KNOWN_SHOWN = 30
+
+
+def _resolve_match(con: Any, match: str | None) -> str | None:
+    """The --match as the database spells it (None: no such match): as given, else a Kakomimasu or
+    CHaser game's id with Kifu's ``kakomimasu:``/``chaser:`` prefix put in front."""
+    from queries import validation
+
+    for candidate in (match, f"kakomimasu:{match}", f"chaser:{match}"):
+        if not validation.report_matches(con, candidate).empty:
+            return candidate
+    return None
+
+
+def _resolve_player(players: Any, player: str) -> str | None:
+    """The --player as the database spells it (None: nobody): a name exactly, else a code in any case
+    (CHaser's COOL/HOT, shown as "Cool"/"Hot"; ALGORI's p-00000005)."""
+    if (players["player_name"] == player).any() or (players["player_code"] == player).any():
+        return player
+    want = player.casefold()
+    codes = sorted({str(c) for c in players["player_code"].dropna() if str(c).casefold() == want})
+    return codes[0] if len(codes) == 1 else None
+
+
+def _bots_of_code(players: Any, player: str) -> list[str]:
+    """The different names a player code has in different matches (ALGORI numbers players per dealer, so
+    P-00000005 can be two bots); [] when ``player`` is a name."""
+    if (players["player_name"] == player).any():
+        return []
+    names = players.loc[players["player_code"] == player, "player_name"].dropna()
+    return sorted({str(n) for n in names if n and n != player})
+
+
+def _known_players(players: Any) -> str:
+    """The "known:" hint of an unknown --player: one player a line, the first KNOWN_SHOWN of them."""
+    from kifu.safe import terminal
+
+    labels = [_player_label(r) for r in players.to_dict("records")]
+    lines = "".join(f"\n  {terminal(x)}" for x in labels[:KNOWN_SHOWN])
+    more = len(labels) - KNOWN_SHOWN
+    return lines + (f"\n  … and {more} more" if more > 0 else "")
 
 
 def _player_label(r: dict[str, Any]) -> str:
@@ -422,9 +504,35 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"kifu serve: WARNING — binding {args.host} makes the dashboard reachable from other machines, "
               f"with no login: anyone who reaches the port can read every match; {uploads}. Put it behind "
               "a reverse proxy with authentication (docs/deploy.md), or bind 127.0.0.1.", file=sys.stderr)  # fmt: skip
+    if _port_busy(args.host, args.port):
+        print(f"kifu serve: port {args.port} on {terminal(args.host)} is in use — give another with --port",
+              file=sys.stderr)  # fmt: skip
+        return 1
     print(f"Kifu dashboard on http://{terminal(args.host)}:{args.port}  (database {terminal(db)})",
           file=sys.stderr)
     return int(stcli.main() or 0)
+
+
+def _port_busy(host: str, port: int) -> bool:
+    """Whether another program listens on ``host``:``port`` (a bind there, as the server will do it with
+    SO_REUSEADDR, fails with "address in use").  Any other trouble (an unknown host…) is left to the server
+    to report."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError):
+        return False
+    for family, kind, proto, _, address in infos:
+        try:
+            with socket.socket(family, kind, proto) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                sock.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return True
+    return False
 
 
 if __name__ == "__main__":

@@ -189,17 +189,19 @@ def build(matches: pd.DataFrame, counts: pd.DataFrame, causes: pd.DataFrame | No
                 url = None
                 if game == "algori-uno" and code is not None:  # "Where did my bot go wrong?": its rounds
                     url = dashboard_url(dashboard, "player_rounds", match=mid, player=code)
+                kind = "bot" if code is not None else ("dealer" if game == "algori-uno" else "server")
                 players[code] = {
                     "player": name if code is not None else _side_name(game, None, None, False), "code": code,
-                    "shown": names.get(code) or _side_name(game, name, code, False), "url": url,
+                    "kind": kind, "shown": names.get(code) or _side_name(game, name, code, False), "url": url,
                     "penalties": [], "findings": [], "penalty_causes": [], "think_time": None,
                 }  # fmt: skip
             return players[code]
 
-        if player is not None:
-            for s in sc:
-                if player in (s["player_name"], s["player_code"]):
-                    entry(s["player_code"], s["player_name"])
+        # every player of the match gets an entry, with nothing to report or not (a clean game reads
+        # "no findings", not a missing player); with --player, only that player
+        for s in sc:
+            if player is None or player in (s["player_name"], s["player_code"]):
+                entry(s["player_code"], s["player_name"])
         for r in _records(penalties, mid):
             entry(r["player"], r["player_name"])["penalties"].append({
                 "round": r["round_no"], "turn": r["turn_no"], "seq": r["seq"], "cause": r["cause"],
@@ -233,6 +235,9 @@ def build(matches: pd.DataFrame, counts: pd.DataFrame, causes: pd.DataFrame | No
         m["game_title"] = GAME_TITLES.get(str(game), str(game))
         m["url"] = position_url(dashboard, game, mid)
         m["result"] = _result(m, sc, names)
+        # whose the match's penalty figures are: every player's, or the --player's alone
+        m["penalties_of"] = next((p["shown"] for p in players.values() if p["kind"] == "bot"
+                                  and player in (p["player"], p["code"])), player) if player else None  # fmt: skip
         out.append({**m, "players": list(players.values())})
     return out
 
@@ -269,26 +274,32 @@ def think_line(t: dict[str, Any] | None) -> str:
 
 
 def _steps(m: dict[str, Any]) -> str:
-    """'40 rounds' (ALGORI), '60 of 60 turns' (Kakomimasu), 'ended at turn 47 of 100' (CHaser)."""
+    """'40 rounds' (ALGORI), '60 of 60 turns' (Kakomimasu), 'ended at turn 47 of 100' (CHaser; a log cut
+    off before the end: 'log stops at turn 57 of 120')."""
     game, n = m.get("game"), m.get("rounds_played")
     if game == "kakomimasu":
         logged = m.get("turns_logged") if m.get("turns_logged") is not None else n
         return f"{_num(logged)} of {_num(m.get('total_turns'))} turns"
     if game == "chaser":
-        return f"ended at turn {_num(n)} of {_num(m.get('total_turns'))}"
+        finished = (m.get("result") or {}).get("finished", True)
+        return f"{'ended' if finished else 'log stops'} at turn {_num(n)} of {_num(m.get('total_turns'))}"
     return _plural(n, "round")
 
 
 def _where(game: Any, round_no: Any, turn: Any, seq: Any) -> str:
     """Where a finding is, in its game's terms: ALGORI round, turn and seq; Kakomimasu turn; CHaser turn
-    and action."""
+    and action. A part the log does not give is left out (never a "?")."""
     if game == "kakomimasu":
-        return f"turn {_num(turn)}"
+        return f"turn {turn}" if turn is not None else "the whole game"
     if game == "chaser":
-        return f"turn {_num(turn)} (action {_num(seq)})"
+        where = f"turn {turn}" if turn is not None else ""
+        if seq is not None:
+            where += f" (action {seq})" if where else f"action {seq}"
+        return where or "the whole game"
     if round_no is None and seq is None:
         return "the whole match"
-    return f"round {_num(round_no)} turn {_num(turn)} seq {_num(seq)}"
+    parts = [("round", round_no), ("turn", turn), ("seq", seq)]
+    return " ".join(f"{word} {v}" for word, v in parts if v is not None)
 
 
 def readable(msg: Any) -> str:
@@ -372,7 +383,8 @@ def to_text(report: list[dict[str, Any]]) -> str:
         game = m.get("game")
         lines += [t(_header(m)), f"  result: {t(_result_words(m['result']))}"]
         if game == "algori-uno":
-            lines.append(f"  penalties: {m['penalties']}, explained by a player-rule finding: "
+            whose = f" of {t(m['penalties_of'])}" if m.get("penalties_of") else ""
+            lines.append(f"  penalties{whose}: {m['penalties']}, explained by a player-rule finding: "
                          f"{m['penalties_explained']}")  # fmt: skip
         lines.append(f"  dashboard: {t(m['url'])}")
         if not m["players"]:
@@ -436,8 +448,9 @@ def to_markdown(report: list[dict[str, Any]]) -> str:
         lines += [f"## {md(_header(m))}", ""]
         head = f"**Result**: {md(_result_words(m['result']))}."
         if game == "algori-uno":
-            head += (f" Penalties: {m['penalties']} ({m['penalties_explained']} explained by a player-rule "
-                     "finding).")  # fmt: skip
+            whose = f" of {md(m['penalties_of'])}" if m.get("penalties_of") else ""
+            head += (f" Penalties{whose}: {m['penalties']} ({m['penalties_explained']} explained by a "
+                     "player-rule finding).")  # fmt: skip
         lines += [f"{head} {_link('Open in the dashboard', m['url'])}", ""]
         if not m["players"]:
             lines += ["No findings.", ""]

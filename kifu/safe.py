@@ -10,8 +10,9 @@ a name can hold terminal escape sequences (retitle the window, clear the screen)
   written as a Python-style escape (``\\x1b``, ``\\u202e``); everything printable, Japanese
   included, stays as it is.
 - :func:`markdown` — for a Markdown report (a heading, a paragraph or a table cell): the text made
-  terminal-safe first (reports are read in terminals too), then every ASCII punctuation character
-  Markdown could act on backslash-escaped, ``< > &`` as HTML entities (no tag, no entity survives),
+  terminal-safe first (reports are read in terminals too), then only the ASCII characters Markdown
+  can act on backslash-escaped (``\\ ` * _ [ ] ( ) # ! | ~ $``, and a leading ``-``, ``+``, ``=`` or
+  ``1.``/``1)`` that would start a block), ``< > &`` as HTML entities (no tag, no entity survives),
   and a word joiner (U+2060, invisible) where a renderer would otherwise turn a URL or an e-mail
   address into a link.
 - :func:`json_dumps` — JSON for a file or a terminal: valid JSON whose strings keep Japanese
@@ -53,18 +54,27 @@ def terminal(text: Any) -> str:
     return "".join(ch if ch.isprintable() else _escape(ch) for ch in s)
 
 
-#: Every ASCII punctuation character CommonMark lets a backslash escape, except those written as
-#: HTML entities below (``& < >``) — escaping them all is simpler than knowing which one a given
-#: renderer acts on (GFM tables: ``|``; KaTeX: ``$``; headings: ``#``; emphasis, links, code...).
-_MD_PUNCT = re.compile(r"([!\"#$%'()*+,\-./:;=?@\[\\\]^_`{|}~])")
+#: The ASCII characters Markdown can act on anywhere in a line: CommonMark's code, emphasis, links,
+#: images, headings, escapes and raw HTML, GFM's tables (``|``) and strikethrough (``~``), KaTeX's
+#: ``$``. They are backslash-escaped, but for ``& < >``, written as HTML entities (no tag, no entity
+#: survives). Every other punctuation (``- . , : = / + ' "`` ...) stays as it is, so the Markdown
+#: reads well raw.
+_MD_ALWAYS = re.compile(r"([\\`*_\[\]()#!|~$])")
 _MD_ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-_AUTOLINK = re.compile(r"(?i)(?<=[a-z])(?=\\:\\/\\/)|(?<=www)(?=\\\.)|(?=\\@)")
+#: What starts a block when it opens the text (a bullet, a setext underline, a quote — already an
+#: entity —, an ordered list item ``1.`` or ``1)``): its marker escaped.
+_MD_BLOCK = re.compile(r"^([-+=])|^(\d+)([.)])")
+#: Where a renderer (GFM's extended autolinks) would turn a URL or an e-mail address into a link: a
+#: word joiner (U+2060, invisible) put between ``http``/``https``/… and ``://``, ``www`` and ``.``,
+#: and before every ``@``.
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z])(?=://)|(?<=www)(?=\.)|(?=@)")
 
 
 def markdown(text: Any) -> str:
     """``text`` as literal Markdown (heading, paragraph or table cell): nothing in it renders as markup."""
     s = terminal(text)
-    s = _MD_PUNCT.sub(r"\\\1", s)
+    s = _MD_ALWAYS.sub(r"\\\1", s)
+    s = _MD_BLOCK.sub(lambda m: f"\\{m[1]}" if m[1] else f"{m[2]}\\{m[3]}", s)
     s = "".join(_MD_ENTITY.get(ch, ch) for ch in s)
     return _AUTOLINK.sub("\u2060", s)
 

@@ -35,6 +35,9 @@ TEAM_CODES = ("COOL", "HOT")
 #: Keys of a game-index entry (a JSON summary per server log: its file, map, players and result).
 INDEX_KEYS = {"file", "map", "cool", "hot", "winner"}
 
+#: Kinds of record this module recognises and skips, and why (counted as skipped, not as duplicates).
+SKIPPED_KINDS = {"chaser-index": "a CHaser game index: nothing to load"}
+
 
 def claims(doc: Any) -> str | None:
     """'chaser-log' / 'chaser-map' (text files), 'chaser-index' (a JSON summary of a log; nothing to load)."""

@@ -22,7 +22,7 @@ from kifu.safe import terminal
 from loaders import algori, chaser, kakomimasu
 from loaders.interrupts import signals_held
 from loaders.rounds import ROUNDS_PER_TASK, RoundPool
-from loaders.sources import READ_NAMES, Record, SourceError
+from loaders.sources import BINARY, READ_NAMES, Record, SourceError
 from loaders.store import Store
 
 ISSUE_RAW_LIMIT = 65536
@@ -46,6 +46,7 @@ class SourceReport:
     accepted: int = 0
     quarantined: int = 0
     games: int = 0  # records of other games than ALGORI (Kakomimasu)
+    skipped: int = 0  # records recognised and skipped (nothing to load: a CHaser game index)
     size: int | None = None  # bytes of a file source (0: an empty file)
 
 
@@ -57,6 +58,7 @@ class RunReport:
     records_read: int = 0
     ingested: int = 0
     duplicates: int = 0
+    skipped_records: Counter[str] = field(default_factory=Counter)  # why -> records recognised and skipped
     quarantined: int = 0
     issues_new: int = 0
     unknown_events: Counter[str] = field(default_factory=Counter)
@@ -196,7 +198,11 @@ def _ingest_source(
             srep.read += 1
             report.records_read += 1
             game, kind = _claimed(rec, games)
-            if game is not None:
+            why_skipped = SKIPPED_KINDS.get(kind) if game is not None and kind is not None else None
+            if why_skipped is not None:  # recognised, nothing to load: neither accepted nor a duplicate
+                srep.skipped += 1
+                report.skipped_records[why_skipped] += 1
+            elif game is not None:
                 srep.accepted += 1
                 srep.games += 1
                 game.add(kind, rec.doc, source.name, rec.line, rec.raw)
@@ -231,6 +237,10 @@ def _ingest_source(
 
 #: Each game module's ``claims(doc)``, asked in turn before a record goes to the ALGORI normaliser.
 CLAIMS = {kakomimasu.Collector: kakomimasu.claims, chaser.Collector: chaser.claims}
+
+
+#: Kinds of record a game module recognises and skips, and why.
+SKIPPED_KINDS: dict[str, str] = {**chaser.SKIPPED_KINDS}
 
 
 #: Keys without which no game module claims a JSON object carrying an "event" string.
@@ -318,7 +328,8 @@ def print_summary(report: RunReport, out: Any = None) -> None:
     )
     print(
         f"  new events {report.ingested:,} · already in the database {report.duplicates:,} · "
-        f"quarantined {report.quarantined:,} · matches {len(report.matches)}",
+        + "".join(f"skipped {n:,} ({why}) · " for why, n in report.skipped_records.most_common())
+        + f"quarantined {report.quarantined:,} · matches {len(report.matches)}",
         file=out,
     )
     if report.batches:
@@ -340,7 +351,7 @@ def print_summary(report: RunReport, out: Any = None) -> None:
     for s in report.sources:
         problem = source_problem(report, s)
         if problem is not None:
-            said = f"nothing ingested — {printable(problem)}" if s.read else printable(problem)
+            said = f"nothing ingested — {printable(problem)}" if s.read and problem != BINARY else printable(problem)
             print(f"  {printable(s.name)}: {said}", file=out)
     if report.skipped:
         print(f"  {skipped_line(report.skipped)}", file=out)
@@ -352,7 +363,8 @@ def print_summary(report: RunReport, out: Any = None) -> None:
 
 #: How the reasons of the game modules and of unreadable files begin: the file's kind was recognised, so
 #: "unknown game format?" would mislead.
-_KNOWN_KIND = ("Kakomimasu ", "CHaser ", "chaser-log ", "chaser-map ", "file unreadable")
+_KNOWN_KIND = ("Kakomimasu ", "CHaser ", "chaser-log ", "chaser-map ", "file unreadable", "the gzip stream ",
+               "binary data, not a log")
 
 
 def source_problem(report: RunReport, s: SourceReport) -> str | None:
@@ -360,6 +372,8 @@ def source_problem(report: RunReport, s: SourceReport) -> str | None:
     or the exact reason its records were quarantined (the most frequent one, with the others counted)."""
     if s.accepted:
         return None
+    if s.skipped and s.skipped == s.read:
+        return next(why for why, n in report.skipped_records.most_common())  # one kind of skip, in practice
     if not s.read:
         if s.size == 0:
             return "the file is empty"

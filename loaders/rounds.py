@@ -34,6 +34,7 @@ import copyreg
 import multiprocessing
 import os
 import pickle
+import sys
 import types
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -125,6 +126,20 @@ def _group(out: dict[str, list[tuple[Any, ...]]], rows: Iterable[tuple[str, tupl
         out.setdefault(table, []).append(row)
 
 
+#: multiprocessing's resource tracker, after a SIGKILL of the ingest process, removes the pool's semaphores
+#: itself and warns "There appear to be N leaked semaphore objects to clean up at shutdown" on the user's
+#: terminal: noise (nothing is left behind). The tracker is started with this process's ``-W`` options.
+TRACKER_QUIET = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def quiet_resource_tracker() -> None:
+    """Silence the resource tracker's UserWarnings (its "leaked semaphore objects" notice), in the tracker
+    only: before it starts, add the filter to the ``-W`` options it inherits (this process's own warning
+    filters are unchanged)."""
+    if TRACKER_QUIET not in sys.warnoptions:
+        sys.warnoptions.append(TRACKER_QUIET)
+
+
 class RoundPool:
     """The worker processes of one ingest run (started on first use) and what they did."""
 
@@ -144,6 +159,7 @@ class RoundPool:
             # preloaded because pyarrow imports it on its first conversion of Python objects, which
             # would otherwise cost every worker ~0.27 CPU-s in its first batch.
             ctx = multiprocessing.get_context("forkserver")
+            quiet_resource_tracker()
             # loaders.lifeline first: importing it ties the forkserver's life to this process's.
             preload = ["loaders.lifeline", "loaders.rounds", "loaders.algori", "loaders.store", "pandas"]
             ctx.set_forkserver_preload(preload)

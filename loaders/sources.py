@@ -94,6 +94,7 @@ class FileSource:
 
     def records(self) -> Iterator[Record]:
         raw, stream = self._open()
+        last_line = 0  # the number of the last record's line: a stream that ends early fails after it
         try:
             try:
                 head = stream.peek(4)[:4] if hasattr(stream, "peek") else b""
@@ -102,10 +103,15 @@ class FileSource:
                 return
             if head[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
                 stream = _Utf16ToUtf8(stream)
-            yield from self._records(stream, raw)
+            for rec in self._records(stream, raw):
+                last_line = max(last_line, rec.line)
+                yield rec
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            # A gzip stream cut short or corrupt: everything before it was yielded.
-            yield Record(line=-1, raw=b"", error=f"file unreadable past this point: {exc}")
+            # A gzip stream cut short or corrupt: everything before it was yielded; the issue is at the first
+            # line that could not be read.
+            why = ("the gzip stream ends early (truncated file?)" if isinstance(exc, EOFError)
+                   else f"file unreadable past this point: {exc}")  # fmt: skip
+            yield Record(line=last_line + 1, raw=b"", error=why)
         finally:
             self.bytes_done = self.size
             stream.close()
@@ -123,6 +129,9 @@ class FileSource:
         if kind is not None:
             yield _whole(reader, kind)
             return
+        if _binary(reader.head()):  # an image, an archive…: one issue for the file, not one per "line"
+            yield Record(1, b"", error=BINARY, length=self.size)
+            return
         if first == b"[":
             yield from _array_records(reader)
             return
@@ -139,9 +148,32 @@ class FileSource:
             try:
                 doc = parse_json(line)
             except orjson.JSONDecodeError as exc:
-                yield Record(lineno, line, error=f"invalid JSON: {_json_reason(exc, line)}")
+                cut = lineno == reader.unterminated_line  # the file's last line, without its newline
+                yield Record(lineno, line, error=f"invalid JSON: {_json_reason(exc, line, cut)}")
                 continue
             yield Record(lineno, line, doc)
+
+
+#: The reason given for a file that is not text at all.
+BINARY = "binary data, not a log"
+
+#: How common binary formats begin (images, archives, documents, executables).
+_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"%PDF", b"PK\x03\x04", b"\x7fELF", b"BZh", b"\xfd7zXZ",
+          b"7z\xbc\xaf", b"RIFF", b"\x00\x00\x01\x00", b"II*\x00", b"MM\x00*", b"SQLite format 3")
+_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
+
+
+def _binary(head: bytes) -> bool:
+    """Whether a file's first chunk is binary data rather than text: a known binary format, or more than a
+    tenth of its first 4 KiB control characters or bytes that are not UTF-8 (a text log with a bad line or
+    two stays a log, read line by line)."""
+    if head.startswith(_MAGIC):
+        return True
+    sample = head[:4096]
+    if not sample:
+        return False
+    bad = len(_CONTROL.findall(sample)) + sample.decode("utf-8", "replace")[:-1].count("\ufffd")
+    return bad * 10 > len(sample)
 
 
 def too_long(what: str, length: int) -> str:
@@ -171,13 +203,18 @@ def parse_json(text: bytes | str) -> Any:
         return doc
 
 
-def _json_reason(exc: Exception, line: bytes) -> str:
+_POSITION = re.compile(r": line \d+ column \d+ \(char \d+\)$")
+
+
+def _json_reason(exc: Exception, line: bytes, cut: bool = False) -> str:
+    """orjson's reason without its position (the message itself may hold a colon: "expected ':' after
+    key"); ``cut``: the line is the file's last and has no newline, so it may be a truncated record."""
     try:
         line.decode("utf-8")
     except UnicodeDecodeError:
         return "not UTF-8 text (binary data?)"
-    text = str(exc).split(":")[0]
-    if not line.rstrip().endswith((b"}", b"]")):
+    text = _POSITION.sub("", str(exc))
+    if cut and not line.rstrip().endswith((b"}", b"]")):
         return f"{text} (truncated line?)"
     return text
 
@@ -191,6 +228,7 @@ class _Reader:
         self._first: bytes | None = None
         self._bom_checked = False
         self.skipped_lines = 0
+        self.unterminated_line = 0  # set by _iter_lines: the number of a last line without a newline
 
     def chunk(self) -> bytes:
         if self._first is not None:
@@ -290,6 +328,7 @@ def _iter_lines(reader: _Reader) -> Iterator[tuple[int, bytes, int]]:
                 carry, carry_len = bytearray(), 0
             lineno += tail_lines
     if carry_len:
+        reader.unterminated_line = lineno
         yield from _emit(lineno, carry, carry_len)
 
 

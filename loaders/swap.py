@@ -40,7 +40,7 @@ def db_lock(db: Path, waiting: Callable[[str], None] | None = None) -> Iterator[
         try:
             fh = open(lock, "a+")  # noqa: SIM115 - closed below, which also lets go of the lock
         except OSError as exc:  # a folder Kifu may not write in: one line, nothing made
-            raise DatabaseError(storage_problem(exc, db) or f"cannot write {lock} ({exc.strerror or exc}) — "
+            raise DatabaseError(storage_problem(exc, db, db.exists()) or f"cannot write {lock} ({exc.strerror or exc}) — "
                                 "choose a --db in a folder you can write") from None
         try:
             try:
@@ -102,13 +102,13 @@ def ingest_swapped(sources: list[Any], db: str | Path, *, waiting: Callable[[str
             if existed:
                 shutil.copy2(db, tmp)
             report = ingest(sources, tmp, **kwargs)
-            if report.status == "empty":
-                report.database = "unchanged" if existed else "not made"
+            if report.status == "empty" or (not existed and not report.ingested and not report.matches):
+                report.database = "unchanged" if existed else "not made"  # a new file with nothing in it: none
             else:
                 os.replace(tmp, db)
                 _fsync_dir(db.parent)
         except (OSError, duckdb.Error) as exc:
-            problem = storage_problem(exc, db)
+            problem = storage_problem(exc, db, existed)
             if problem is None:
                 raise
             raise DatabaseError(problem) from None
@@ -133,11 +133,13 @@ _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 _NO_ACCESS = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
-def storage_problem(exc: BaseException, db: Path) -> str | None:
+def storage_problem(exc: BaseException, db: Path, existed: bool = True) -> str | None:
     """One actionable line for a run that failed for lack of disk space, permission or memory.
 
-    Returns None for any other error (it is not ours to explain).
+    Returns None for any other error (it is not ours to explain).  ``existed``: whether ``db`` was there
+    before the run (else the line says that no database was made).
     """
+    left = "the database is unchanged" if existed else "no database was made"
     text = str(exc)
     low = text.lower()
     code = getattr(exc, "errno", None)
@@ -146,22 +148,22 @@ def storage_problem(exc: BaseException, db: Path) -> str | None:
     if code in _DISK_FULL or "no space left" in low or "disk quota" in low:
         return (f"the disk holding {folder} is full ({_human(_free(folder))} free; an ingest needs room for a copy "
                 f"of the database, {_human(need)}, plus the new data) — free some space or give --db on "
-                "another disk; the database is unchanged")  # fmt: skip
+                f"another disk; {left}")  # fmt: skip
     if code in _NO_ACCESS or "permission denied" in low or "read-only file system" in low:
         where = getattr(exc, "filename", None) or folder
         return (f"cannot write {where}: permission denied or read-only — Kifu writes a copy next to the database "
-                "and renames it; choose a --db in a folder you can write; the database is unchanged")  # fmt: skip
+                f"and renames it; choose a --db in a folder you can write; {left}")  # fmt: skip
     if isinstance(exc, duckdb.OutOfMemoryException):
         free = _free(folder)
         if free < max(need, 256 << 20):  # DuckDB spills to disk: a full disk reads as "out of memory"
             return (f"out of room: DuckDB could not spill to the disk holding {folder} ({_human(free)} free) — "
-                    "free some space or give --db on another disk; the database is unchanged")  # fmt: skip
+                    f"free some space or give --db on another disk; {left}")  # fmt: skip
         try:
             limit = settings.memory_limit()
         except settings.SettingError:  # checked before the run: not reached
             limit = settings.INGEST_MEMORY
         return (f"DuckDB reached its memory limit ({limit}) — raise it, e.g. KIFU_MEMORY_LIMIT=1GB kifu ingest …; "
-                "the database is unchanged")  # fmt: skip
+                f"{left}")  # fmt: skip
     return None
 
 

@@ -75,6 +75,26 @@ def check_schema(con: duckdb.DuckDBPyConnection, catalog: str | None = None, *, 
         )
 
 
+def not_a_database(path: str | Path) -> str:
+    """The message for a --db that is a file but not a DuckDB database (most likely a log)."""
+    from kifu.safe import terminal
+
+    shown = terminal(path)
+    return (f"{shown} is not a DuckDB database (is it a log? ingest it with "
+            f"`kifu ingest {shown} --db kifu.duckdb`)")  # fmt: skip
+
+
+def _is_duckdb_file(path: Path) -> bool:
+    """Whether ``path`` holds a DuckDB database: its header says "DUCK" at byte 8 (an empty file is a
+    database DuckDB has yet to write)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(12)
+    except OSError:
+        return True  # let DuckDB say what is wrong
+    return not head or head[8:12] == b"DUCK"
+
+
 def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open a Kifu database, turning DuckDB's errors into one-line, actionable ones."""
     path = Path(path)
@@ -82,6 +102,8 @@ def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConn
         raise DatabaseError(
             f"{path}: no such database — run `kifu ingest LOG --db {path}` first"
         )
+    if path.is_file() and not _is_duckdb_file(path):
+        raise DatabaseError(not_a_database(path))
     try:
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.IOException as exc:

@@ -247,9 +247,27 @@ def test_sigterm_mid_ingest_cleans_up(tmp_path: Path, big: list[Path]) -> None:
     assert proc.poll() is None, "the ingest finished before it could be stopped; use a bigger input"
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and "interrupted; the database is unchanged" in err and "Traceback" not in err
+    assert proc.returncode == 143 and "interrupted; the database is unchanged" in err and "Traceback" not in err
     assert _digest(db) == before
     assert not list(tmp_path.glob("*.ingest.tmp*"))
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_ingest_into_a_new_path_says_no_database_was_made(
+    tmp_path: Path, big: list[Path], signum: int, status: int,
+) -> None:  # fmt: skip
+    db = tmp_path / "new.duckdb"
+    proc = _ingest_cli(big, db, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not list(tmp_path.glob("*.ingest.tmp")) and time.time() < deadline:  # the copy is being written
+        time.sleep(0.05)
+    time.sleep(1.0)
+    assert proc.poll() is None, "the ingest finished before it could be stopped; use a bigger input"
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == status, err
+    assert "kifu: interrupted; no database was made" in err and "unchanged" not in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_next_run_removes_what_a_killed_run_left(tmp_path: Path) -> None:

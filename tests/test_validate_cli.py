@@ -95,8 +95,9 @@ def test_validate_markdown_escapes_untrusted_names(tmp_path: Path, capsys: pytes
     code, out, _ = run(capsys, "validate", "--db", str(db), "--format", "markdown")
     assert code == 0
     assert "<" not in out
-    assert markdown(evil) in out and "&lt;img src\\=x onerror\\=alert\\(1\\)&gt;\\|\\*bold\\*" in out
-    assert f"### {markdown(evil)} \\(P\\-00000006\\)" in out.splitlines()  # the heading too
+    assert markdown(evil) in out and "&lt;img src=x onerror=alert\\(1\\)&gt;\\|\\*bold\\*" in out
+    assert f"### {markdown(evil)} \\(P-00000006\\)" in out.splitlines()  # the heading too
+    assert "## ALGORI UNO · misbehave-bind2-40 \\(D-00000003, M-" in out  # readable raw: no "\\-", "\\,"
 
 
 def test_validate_errors(tmp_path: Path, db: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -226,3 +227,66 @@ def test_serve_refuses_a_short_upload_token(tmp_path: Path, db: Path, monkeypatc
     (tmp_path / "token").write_text("abc\n")
     assert main(["serve", "--db", str(db), "--upload-token-file", str(tmp_path / "token")]) == 1
     assert "at least 8 characters" in capsys.readouterr().err
+
+
+def test_validate_db_that_is_a_log_or_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A log passed as --db (whatever its name) is named as such, with the ingest command that loads it; a
+    folder is refused as ingest and serve refuse it, with the same exit status."""
+    log = tmp_path / "a.jsonl"
+    log.write_text(gzip.open(SAMPLE, "rt").readline())
+    renamed = tmp_path / "a.duckdb"
+    renamed.write_bytes(log.read_bytes())
+    for path in (log, renamed):
+        code, out, err = run(capsys, "validate", "--db", str(path))
+        assert code == 1 and out == ""
+        assert err == (f"kifu validate: {path} is not a DuckDB database (is it a log? ingest it with "
+                       f"`kifu ingest {path} --db kifu.duckdb`)\n")  # fmt: skip
+        assert "Catalog Error" not in err and "cannot open" not in err
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    code, out, err = run(capsys, "validate", "--db", str(folder))
+    assert code == 2 and out == "" and "is a folder — give a database file" in err
+    ingest_code, _, ingest_err = run(capsys, "ingest", "--db", str(folder), "--no-progress", str(log))
+    assert ingest_code == code and ingest_err.replace("kifu ingest", "kifu validate") == err
+
+
+def test_validate_help_says_what_it_does_and_its_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["validate", "--help"])
+    assert exc.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Report, from a database made by `kifu ingest`" in out  # a description
+    assert "--format {text,json,markdown} text for a terminal, json for a program" in out
+    assert "Exit status: 0 when the report is printed; 1 when --fail-on" in out and "2 on a bad argument" in out
+
+
+def test_player_code_in_any_case_name_exact(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "validate", "--db", str(db), "--player", "p-00000006", "--format", "json")
+    assert code == 0 and err == ""
+    (match,) = json.loads(out)
+    assert [p["code"] for p in match["players"]] == ["P-00000006"] and match["penalties"] == 118
+    code, out, err = run(capsys, "validate", "--db", str(db), "--player", "misbehaver")  # a name is exact
+    assert code == 2 and out == "" and "no player 'misbehaver'" in err
+
+
+def test_known_players_one_a_line_at_most_thirty(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import pandas as pd
+
+    from kifu.cli import KNOWN_SHOWN, _known_players
+
+    code, _, err = run(capsys, "validate", "--db", str(db), "--player", "Nobody")
+    assert code == 2 and "known:\n  " in err and "\n  Misbehaver (P-00000006)\n" in err + "\n"
+    many = pd.DataFrame({"player_name": [f"bot{i:02}" for i in range(45)],
+                         "player_code": [f"P-{i:08}" for i in range(45)]})  # fmt: skip
+    lines = _known_players(many).split("\n")[1:]
+    assert len(lines) == KNOWN_SHOWN + 1 == 31
+    assert lines[0] == "  bot00 (P-00000000)" and lines[-1] == "  … and 15 more"
+
+
+def test_penalty_header_under_player_names_the_player(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", "--db", str(db), "--player", "JS Demo")
+    assert code == 0 and "  penalties of JS Demo (P-00000005): 0, explained by a player-rule finding: 0" in out
+    code, out, _ = run(capsys, "validate", "--db", str(db), "--player", "JS Demo", "--format", "markdown")
+    assert "Penalties of JS Demo \\(P-00000005\\): 0 (0 explained" in out
+    code, out, _ = run(capsys, "validate", "--db", str(db))
+    assert "  penalties: 118, explained by a player-rule finding: 118" in out  # every player's

@@ -295,7 +295,7 @@ def test_hostile_kakomimasu_name(tmp_path: Path, capsys: Capture) -> None:
     assert "\x1b" not in text and "\x07" not in text
     code, md, _ = run(capsys, "--db", str(db), "--format", "markdown")
     assert code == 0 and "<" not in md and markdown(EVIL) in md
-    assert "&lt;img src\\=x onerror\\=alert\\(1\\)&gt;" in md
+    assert "&lt;img src=x onerror=alert\\(1\\)&gt;" in md
     assert all(line.isprintable() for line in md.splitlines())
     code, out, _ = run(capsys, "--db", str(db), "--player", EVIL, "--format", "json")
     assert code == 0 and "\x1b" not in out and "\x07" not in out
@@ -446,3 +446,108 @@ def test_names_from_logs_stay_inert(small: Small, placeholder_reports: dict[str,
         code, out, err = run(capsys, "--db", db, *argv)
         assert code == 2 and out == "" and all(line.isprintable() for line in err.splitlines())
     assert terminal(game) in err and terminal(board) in err and terminal(dealer) in err
+
+
+# ---- Markdown that reads well raw -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ch", list("\\`*_[]()#!|~$"))
+def test_markdown_escapes_what_markdown_acts_on(ch: str) -> None:
+    assert markdown(f"a{ch}b") == f"a\\{ch}b"
+
+
+@pytest.mark.parametrize(("ch", "entity"), [("<", "&lt;"), (">", "&gt;"), ("&", "&amp;")])
+def test_markdown_writes_html_characters_as_entities(ch: str, entity: str) -> None:
+    assert markdown(f"a{ch}b") == f"a{entity}b"
+
+
+def test_markdown_leaves_other_punctuation_alone() -> None:
+    text = "misbehave-bind2-40 (D-00000003, M-e1ca) 1. a+b=c; 'q' \"q\" ? / : % ^ { } , ."
+    assert markdown(text) == "misbehave-bind2-40 \\(D-00000003, M-e1ca\\) 1. a+b=c; 'q' \"q\" ? / : % ^ { } , ."
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("- a", "\\- a"), ("+ a", "\\+ a"), ("= a", "\\= a"), ("> a", "&gt; a"), ("# a", "\\# a"),
+    ("1. a", "1\\. a"), ("12) a", "12\\) a"), ("2024.map", "2024\\.map"), ("1.5 x", "1\\.5 x"),
+    ("a - b", "a - b"), ("a 1. b", "a 1. b"),
+])  # fmt: skip
+def test_markdown_escapes_a_block_marker_only_at_the_start(text: str, want: str) -> None:
+    assert markdown(text) == want
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("see https://evil.example", "see https\u2060://evil.example"),
+    ("HTTP://x", "HTTP\u2060://x"),
+    ("www.evil.example", "www\u2060.evil.example"),
+    ("me@evil.example", "me\u2060@evil.example"),
+])  # fmt: skip
+def test_markdown_breaks_autolinks_with_a_word_joiner(text: str, want: str) -> None:
+    assert markdown(text) == want
+
+
+# ---- a cut-off CHaser log, every player, the server, codes and ids as typed -----------------------------
+
+
+def test_cut_chaser_log_says_where_the_log_stops(tmp_path: Path, capsys: Capture) -> None:
+    log = tmp_path / "cut.txt"
+    log.write_bytes(b"\n".join((REPO / "tests/data/chaser/put_on.txt").read_bytes().split(b"\n")[:56]) + b"\n")
+    db = tmp_path / "kifu.duckdb"
+    ingest(db, log)
+    code, text, _ = run(capsys, "--db", str(db))
+    assert code == 0
+    header = text.splitlines()[0]
+    assert " · log stops at turn 5 of 100 · " in header and "ended at" not in header and "?" not in header
+    assert "  result: not finished: the log stops before the end of the game" in text
+    assert "e.g. turn 5: the log stops at turn 5" in text and "action ?" not in text
+    code, md, _ = run(capsys, "--db", str(db), "--format", "markdown")
+    assert "log stops at turn 5 of 100" in md and "action ?" not in md
+
+
+def test_where_leaves_out_what_the_log_does_not_give() -> None:
+    from kifu.report import _where
+
+    assert _where("chaser", None, 57, None) == "turn 57"
+    assert _where("chaser", None, 9, 18) == "turn 9 (action 18)"
+    assert _where("kakomimasu", None, None, None) == "the whole game"
+    assert _where("algori-uno", 3, None, 17) == "round 3 seq 17"
+
+
+def test_json_lists_every_player_of_every_match(mixed_db: Path, capsys: Capture) -> None:
+    code, out, _ = run(capsys, "--db", str(mixed_db), "--format", "json")
+    assert code == 0
+    report = json.loads(out)
+    assert {m["game"] for m in report} == {"algori-uno", "kakomimasu", "chaser"}
+    servers = 0
+    for m in report:
+        bots = [p for p in m["players"] if p["kind"] == "bot"]
+        assert [p["code"] for p in bots] == [s["code"] for s in m["result"]["scores"]], m["match_id"]
+        for p in m["players"]:
+            assert {"penalties", "findings", "penalty_causes"} <= p.keys()
+            if p["code"] is None:
+                assert p["kind"] == {"kakomimasu": "server", "chaser": "server"}.get(m["game"], "dealer")
+                servers += p["kind"] == "server"
+    assert servers  # the Kakomimasu server has findings in these logs
+    chaser = [m for m in report if m["game"] == "chaser"]
+    assert all(len(m["players"]) >= 2 for m in chaser)  # no "players": [] in a clean game
+
+
+def test_chaser_side_and_ids_as_a_person_types_them(mixed_db: Path, capsys: Capture) -> None:
+    ids = query(mixed_db, "select match_id from matches where game in ('kakomimasu', 'chaser') order by 1")
+    for (full,) in ids[:1] + ids[-1:]:
+        bare = full.split(":", 1)[1]
+        code, out, err = run(capsys, "--db", str(mixed_db), "--match", bare, "--format", "json")
+        assert code == 0 and err == "" and [m["match_id"] for m in json.loads(out)] == [full]
+    chaser = next(m for (m,) in ids if m.startswith("chaser:"))
+    for typed in ("Cool", "cool", "COOL"):
+        code, out, err = run(capsys, "--db", str(mixed_db), "--match", chaser, "--player", typed, "--format", "json")
+        assert code == 0 and err == ""
+        assert [p["code"] for p in json.loads(out)[0]["players"]] == ["COOL"]
+
+
+def test_a_code_naming_different_bots_is_said_once(mixed_db: Path, capsys: Capture) -> None:
+    code, out, err = run(capsys, "--db", str(mixed_db), "--player", "P-00000005")
+    assert code == 0 and "Hoarder1 (P-00000005)" in out and "JS Demo (P-00000005)" in out
+    assert err == ("kifu validate: P-00000005 is a different bot in different matches (Hoarder1, JS Demo): "
+                   "give --match or a name\n")  # fmt: skip
+    code, out, err = run(capsys, "--db", str(mixed_db), "--player", "JS Demo")
+    assert code == 0 and err == ""

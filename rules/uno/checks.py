@@ -34,6 +34,19 @@ def _cards(cards: Any) -> str:
     return "[" + ", ".join(sorted(map(str, cards))) + "]"
 
 
+#: Characters of a special-logic title shown in a finding (a longer one is cut, and the cut is shown).
+TITLE_SHOWN = 40
+
+
+def _title(v: Any) -> str:
+    """A special-logic title for a finding: ``'TTTT…' (49 characters)`` when cut, with its closing quote."""
+    if isinstance(v, str) and len(v) > TITLE_SHOWN:
+        quoted = repr(v[:TITLE_SHOWN])
+        return f"{quoted[:-1]}…{quoted[-1]} ({len(v)} characters)"
+    raw = _raw(v)
+    return raw if len(raw) <= TITLE_SHOWN + 10 else f"{raw[:TITLE_SHOWN + 9]}…"
+
+
 def _raw(v: Any) -> str:
     if v is E.MISSING:
         return "(missing)"
@@ -415,7 +428,7 @@ class Judge:
 
     def special_logic(self, b: GameState, ev: E.SpecialLogic, a: GameState) -> None:
         expected = V.special_logic(b, ev)
-        self._judge_action(b, ev, expected, f"special-logic title {_raw(ev.title_raw)[:50]}")
+        self._judge_action(b, ev, expected, f"special-logic title {_title(ev.title_raw)}")
         if expected is not None or ev.rejected is not None or ev.player is None:
             return
         if b.special_logic.get(ev.player, 0) >= V.SPECIAL_LOGIC_LIMIT:

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +128,34 @@ def test_a_memory_limit_is_applied(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert _digest(tmp_path / "k.duckdb") == before
 
 
+def test_a_memory_limit_on_a_new_path_says_no_database_was_made(tmp_path: Path, monkeypatch: MP,
+                                                                 capsys: Cap) -> None:  # fmt: skip
+    monkeypatch.setenv("KIFU_MEMORY_LIMIT", "10KB")
+    code, out, err = _ingest(capsys, str(SAMPLE), "--db", str(tmp_path / "k.duckdb"))
+    assert code == 1 and out == []
+    assert err == ["kifu ingest: DuckDB reached its memory limit (10KB) — raise it, e.g. "
+                   "KIFU_MEMORY_LIMIT=1GB kifu ingest …; no database was made"]  # fmt: skip
+    assert list(tmp_path.iterdir()) == []
+
+
+CHASER_GAMES = REPO / "tests" / "fixtures" / "chaser" / "games"
+
+
+def test_a_chaser_game_index_alone_is_skipped_not_a_duplicate(tmp_path: Path, capsys: Cap) -> None:
+    """A games index is recognised and skipped: counted as skipped (not "already in the database"), and a
+    run that stored nothing into a new path makes no database and exits 1."""
+    code, out, err = _ingest(capsys, str(CHASER_GAMES / "index.json"), "--db", str(tmp_path / "i.duckdb"))
+    assert code == 1 and err == NOTHING_MADE
+    assert ("  new events 0 · already in the database 0 · skipped 12 (a CHaser game index: nothing to load) · "
+            "quarantined 0 · matches 0") in out, out  # fmt: skip
+    assert f"  {CHASER_GAMES / 'index.json'}: nothing ingested — a CHaser game index: nothing to load" in out, out
+    assert list(tmp_path.iterdir()) == []
+    # with the logs beside it: the index is skipped, none of the games counts as a duplicate
+    code, out, err = _ingest(capsys, str(CHASER_GAMES), "--db", str(tmp_path / "g.duckdb"))
+    assert code == 0, err
+    assert "already in the database 0 · skipped 12 (a CHaser game index: nothing to load)" in out[1], out
+
+
 # ------------------------------------------------------------------------ --db / KIFU_DB
 
 
@@ -160,7 +189,7 @@ def test_db_in_a_folder_kifu_cannot_write(capsys: Cap) -> None:
     assert (code, out) == (1, [])
     assert err == ["kifu ingest: cannot write /sys/kifu.duckdb.lock: permission denied or read-only — "
                    "Kifu writes a copy next to the database and renames it; choose a --db in a folder you "
-                   "can write; the database is unchanged"]  # fmt: skip
+                   "can write; no database was made"]  # fmt: skip
 
 
 # ------------------------------------------------------------------------ kifu serve
@@ -177,10 +206,39 @@ def no_server(monkeypatch: pytest.MonkeyPatch) -> Started:
     started: Started = []
     monkeypatch.setattr(stcli, "main", lambda: started.append(list(sys.argv)) or 0)
     monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.setattr("kifu.cli._port_busy", lambda host, port: False)  # whatever else runs on this machine
     for name in ("KIFU_DB", "KIFU_UPLOAD", "KIFU_UPLOAD_TOKEN", "KIFU_MEMORY_LIMIT", "KIFU_UPLOAD_JOBS",
                  "KIFU_UPLOAD_BUDGET_MB"):  # fmt: skip
         monkeypatch.setenv(name, "")
     return started
+
+
+def test_serve_on_a_busy_port_says_so_before_the_url(tmp_path: Path, no_server: Started, capsys: Cap,
+                                                      monkeypatch: MP) -> None:  # fmt: skip
+    import socket
+
+    from kifu import cli
+
+    monkeypatch.undo()  # the real port check (and streamlit's main: recorded again below)
+    from streamlit.web import cli as stcli
+
+    monkeypatch.setattr(stcli, "main", lambda: no_server.append(list(sys.argv)) or 0)
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.setenv("KIFU_MEMORY_LIMIT", "")
+    monkeypatch.setenv("KIFU_UPLOAD", "")
+    db = tmp_path / "k.duckdb"
+    ingest(db, BASE)
+    capsys.readouterr()
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert cli._port_busy("127.0.0.1", port)
+        code = main(["serve", "--db", str(db), "--port", str(port)])
+    out = capsys.readouterr()
+    assert code == 1 and no_server == [] and out.out == ""
+    assert out.err == f"kifu serve: port {port} on 127.0.0.1 is in use — give another with --port\n"
+    assert not cli._port_busy("127.0.0.1", port)  # closed: free again
 
 
 def test_serve_on_a_missing_database_says_how(tmp_path: Path, no_server: Started, capsys: Cap) -> None:
@@ -311,17 +369,46 @@ def test_a_kakomimasu_game_too_large_says_why(tmp_path: Path, capsys: Cap) -> No
 
 
 def test_a_binary_file_says_why(tmp_path: Path, capsys: Cap) -> None:
+    """A binary file is reported once, not as one bad JSON "line" per newline byte in it."""
     path = tmp_path / "photo.jpg.log"
     path.write_bytes(bytes(range(256)) * 10)
-    code, out, err = _ingest(capsys, str(path), "--db", str(tmp_path / "k.duckdb"))
-    assert code == 1
-    assert out[-2:] == [
-        f"  {path}: nothing ingested — invalid JSON: not UTF-8 text (binary data?) (10 of 11 records; the "
-        "others for 1 other reason(s)) — unknown game format? (Kifu reads logs of ALGORI UNO, Kakomimasu and "
-        "CHaser)",
-        f"  database: none made at {tmp_path / 'k.duckdb'} (nothing was ingested)",
-    ]  # fmt: skip
-    assert err == NOTHING_MADE
+    png = tmp_path / "board.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\nabc\nxyz\n{}")
+    for binary in (path, png):
+        assert _issue_stored(tmp_path, binary) == (1, "binary data, not a log")
+        code, out, err = _ingest(capsys, str(binary), "--db", str(tmp_path / "k.duckdb"))
+        assert code == 1
+        assert out[-2:] == [f"  {binary}: binary data, not a log",
+                            f"  database: none made at {tmp_path / 'k.duckdb'} (nothing was ingested)"]  # fmt: skip
+        assert err == NOTHING_MADE
+
+
+def test_quarantine_reasons_are_whole_and_truncation_is_said_only_where_it_can_be(tmp_path: Path) -> None:
+    """orjson's reason is not cut at its own colon; "(truncated line?)" only on a last line without newline."""
+    notes = tmp_path / "notes.txt"
+    notes.write_bytes(b'hello world\n{"a" 1}\n\x00\x01x\n{"event":"x"')
+    db = tmp_path / "k.duckdb"
+    ingest(db, notes)
+    assert query(db, "select line, reason from load_issues order by line") == [
+        (1, "invalid JSON: unexpected character, expected a JSON value"),
+        (2, "invalid JSON: unexpected character, expected ':' after key"),
+        (3, "invalid JSON: unexpected character, expected a JSON value"),
+        (4, "invalid JSON: unexpected end of data (truncated line?)"),
+    ]
+    ended = tmp_path / "ended.jsonl"
+    ended.write_bytes(b'{"event":"x"\n')  # the same last line with its newline: not a cut file
+    assert _issue_stored(tmp_path, ended) == (1, "invalid JSON: unexpected end of data")
+
+
+def test_a_gzip_cut_short_is_reported_at_the_first_line_not_read(tmp_path: Path) -> None:
+    whole = gzip.compress(b"".join(BASE.read_bytes().splitlines(keepends=True)[:40]))
+    path = tmp_path / "a_gztrunc.jsonl.gz"
+    path.write_bytes(whole[: len(whole) // 2])
+    db = tmp_path / "k.duckdb"
+    ingest(db, path)
+    rows = query(db, "select line, reason from load_issues")
+    readable = zlib.decompressobj(31).decompress(path.read_bytes())  # what a reader gets before the cut
+    assert rows == [(readable.count(b"\n") + 1, "the gzip stream ends early (truncated file?)")]
 
 
 def test_empty_files_are_called_empty(tmp_path: Path, capsys: Cap) -> None:

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -76,3 +77,17 @@ def test_known_dealer_departures_are_reported_as_dealer_judgements() -> None:
     found = [v for f in replay(activities("demo4_bind2_60")) for v in f.violations]
     departures = [v for v in found if v.code == "wd4-last-card-draw"]
     assert departures and all(v.family == "dealer-judgement" and v.severity == "warning" for v in departures)
+
+
+def test_a_title_too_long_is_shown_cut_with_its_length() -> None:
+    """The finding shows a long special-logic title whole, or cut with an ellipsis, the closing quote and
+    its length (never cut silently mid-title)."""
+    from rules.uno.checks import TITLE_SHOWN, _title
+
+    assert _title("T" * 49) == "'" + "T" * TITLE_SHOWN + "…' (49 characters)"
+    assert _title("T" * TITLE_SHOWN) == "'" + "T" * TITLE_SHOWN + "'"
+    found = [v for f in replay(activities("misbehave_skipbind2_80")) for v in f.violations
+             if v.code == "special-logic-valid" and "too long" in v.message]  # fmt: skip
+    assert found
+    for v in found:
+        assert re.match(r"special-logic title ('T{1,40}'|'T{40}…' \((\d+) characters\)): ", v.message), v.message
