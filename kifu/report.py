@@ -279,6 +279,10 @@ def _steps(m: dict[str, Any]) -> str:
     game, n = m.get("game"), m.get("rounds_played")
     if game == "kakomimasu":
         logged = m.get("turns_logged") if m.get("turns_logged") is not None else n
+        if m.get("log_format") == "kakomimasu-2020":  # snapshots, not actions: turns are inferred between them
+            if not logged:
+                return f"{_num(m.get('total_turns'))} turns (the log keeps the final board only)"
+            return f"{_num(logged)} of {_num(m.get('total_turns'))} turns (inferred from the log's snapshots)"
         return f"{_num(logged)} of {_num(m.get('total_turns'))} turns"
     if game == "chaser":
         finished = (m.get("result") or {}).get("finished", True)

@@ -42,6 +42,7 @@ select
     coalesce(g.height, c.height) as height,
     coalesce(g.total_turn, c.turns) as total_turns,
     g.turns_logged,
+    m.log_format,
     g.decided_by,
     c.end_turn,
     c.sentence

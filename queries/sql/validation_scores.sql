@@ -1,9 +1,12 @@
 -- The final standing of every player of the selected matches: score, rank, and for Kakomimasu the area
--- and wall points after the last turn (as replayed).
+-- and wall points after the last turn (as logged by the server).
 -- grain: one row per (match_id, player_code)
 -- params: $match (match_id, dealer code or name; null = all)
 with last as (
-    select pt.match_id, pt.player_index, pt.area_point_replayed as area, pt.wall_point_replayed as wall
+    -- the points the server logged (what decided the game); the replay's where the log has none (a
+    -- difference between the two is a consistency finding)
+    select pt.match_id, pt.player_index, coalesce(pt.area_point, pt.area_point_replayed) as area,
+           coalesce(pt.wall_point, pt.wall_point_replayed) as wall
     from kakomimasu_points pt
     where pt.turn = (select max(turn) from kakomimasu_points x where x.match_id = pt.match_id)
 )
