@@ -114,7 +114,8 @@ def _side_name(game: Any, name: Any, code: Any, clash: bool) -> str:
 
 
 def _score_words(r: dict[str, Any], names: dict[Any, str]) -> str:
-    text = f"{names.get(r['code'], r['code'])} {_num(r['score'])}"
+    score = "no final score" if r["score"] is None else r["score"]  # a match the log does not finish
+    text = f"{names.get(r['code'], r['code'])} {score}"
     if r.get("area") is not None and r.get("wall") is not None:
         text += f" (area {r['area']} + wall {r['wall']})"
     return text

@@ -7,6 +7,7 @@ penalty line right after it).  :func:`replay` is the same fold as a generator.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from types import MappingProxyType
@@ -21,6 +22,15 @@ from rules.uno.state import GameState
 from rules.uno.timing import Clock
 from rules.uno.transitions import apply, expected_next, hand_over, handover_due
 
+
+
+def _when(ms: int) -> str:
+    """A log timestamp (ms since the epoch) as UTC time a person reads, e.g. 2023-07-01 10:00:00.123 UTC."""
+    try:
+        at = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return f"{ms} ms"
+    return at.strftime("%Y-%m-%d %H:%M:%S.") + f"{at.microsecond // 1000:03d} UTC"
 
 class MatchReplay:
     """Replays one match. ``feed(activity)`` returns the frames that became final."""
@@ -71,9 +81,9 @@ class MatchReplay:
         held = self._held
         if type(t) is int and type(lt) is int and t < lt and held is not None and held.seq == lact.get("seq") \
                 and lact.get("seq") not in self._log_gaps:  # fmt: skip
-            self._log_gaps[ev.seq] = (f"{ev.kind} written at {t}, {lt - t} ms before the line before it (seq "
+            self._log_gaps[ev.seq] = (f"{ev.kind} written at {_when(t)}, {lt - t} ms before the line before it (seq "
                                       f"{lact.get('seq')}): lines out of order; replayed in time order", "keep")  # fmt: skip
-            self._log_gaps[lact["seq"]] = (f"{lact.get('event')} written at {lt}, after the line that follows it (seq "
+            self._log_gaps[lact["seq"]] = (f"{lact.get('event')} written at {_when(lt)}, after the line that follows it (seq "
                                            f"{ev.seq}): lines out of order; replayed in time order", "keep")  # fmt: skip
             self._last = last  # the later line stays the reference for the next one
             return True

@@ -18,6 +18,7 @@ the penalty); swaps are therefore tested on plays, hand-overs and draws.
 from __future__ import annotations
 
 import copy
+import re
 from collections import Counter
 from typing import Any
 
@@ -81,4 +82,5 @@ def test_two_swapped_lines_are_a_gap_not_a_foul(match: str, kind: str) -> None:
     acts[i], acts[i + 1] = acts[i + 1], acts[i]
     renumber(acts)
     _check(match, acts, i + 1, must_find=True)
-    assert any("out of order" in v.message for v in findings(acts) if v.seq == i + 2)
+    gap = [v.message for v in findings(acts) if v.seq == i + 2 and "out of order" in v.message]
+    assert gap and re.search(r"written at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC", gap[0]), gap  # a time, not ms
