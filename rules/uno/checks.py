@@ -230,6 +230,8 @@ class Judge:
             diffs.append(("number_card_of_player", counts, ev.counts))
         if isinstance(ev.turn_right, bool) and ev.turn_right != a.direction:
             diffs.append(("turn_right", a.direction, ev.turn_right))
+        if isinstance(ev.must_call_draw_card, bool) and ev.must_call_draw_card != a.owes_draw:
+            diffs.append(("must_call_draw_card", a.owes_draw, ev.must_call_draw_card))
         if diffs:
             self.v("next-player-contents", ev, "next-player payload differs in " + ", ".join(d[0] for d in diffs),
                    expected="; ".join(f"{k}={e}" for k, e, _ in diffs),
