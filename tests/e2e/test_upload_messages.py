@@ -28,6 +28,9 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def _upload(page: Any, path: Path) -> None:
     page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
+    # the click counts only once the file is the uploader's (its chip names it) and the rerun it set off ended
+    expect(page.get_by_test_id("stFileChipName")).to_have_text(path.name, timeout=30_000)
+    wait_for_app(page)
     page.get_by_role("button", name="Ingest").click()
 
 
