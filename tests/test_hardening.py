@@ -198,6 +198,18 @@ def _ingest_cli(paths: list[Path], db: Path, **kw: Any) -> subprocess.Popen:
                             cwd=REPO, **kw)  # fmt: skip
 
 
+def _stop_while_writing(paths: list[Path], db: Path, signum: int) -> subprocess.Popen:
+    """An ingest of ``paths`` into ``db``, sent ``signum`` a second after it began writing its copy."""
+    proc = _ingest_cli(paths, db, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not list(db.parent.glob("*.ingest.tmp")) and time.time() < deadline:  # the copy is being written
+        time.sleep(0.05)
+    time.sleep(1.0)
+    assert proc.poll() is None, "the ingest finished before it could be stopped; use a bigger input"
+    proc.send_signal(signum)
+    return proc
+
+
 @pytest.fixture(scope="module")
 def big_seconds(big: list[Path], tmp_path_factory: pytest.TempPathFactory) -> float:
     """How long a whole ingest of ``big`` takes on this machine, now (a kill point is a share of it)."""
@@ -239,13 +251,7 @@ def test_sigterm_mid_ingest_cleans_up(tmp_path: Path, big: list[Path]) -> None:
     db = tmp_path / "kifu.duckdb"
     assert main(["ingest", str(SAMPLE), "--db", str(db), "--no-progress"]) == 0
     before = _digest(db)
-    proc = _ingest_cli(big, db, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while not list(tmp_path.glob("*.ingest.tmp")) and time.time() < deadline:  # the copy is being written
-        time.sleep(0.05)
-    time.sleep(1.0)
-    assert proc.poll() is None, "the ingest finished before it could be stopped; use a bigger input"
-    proc.send_signal(signal.SIGTERM)
+    proc = _stop_while_writing(big, db, signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143 and "interrupted; the database is unchanged" in err and "Traceback" not in err
     assert _digest(db) == before
@@ -257,13 +263,7 @@ def test_an_interrupted_ingest_into_a_new_path_says_no_database_was_made(
     tmp_path: Path, big: list[Path], signum: int, status: int,
 ) -> None:  # fmt: skip
     db = tmp_path / "new.duckdb"
-    proc = _ingest_cli(big, db, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while not list(tmp_path.glob("*.ingest.tmp")) and time.time() < deadline:  # the copy is being written
-        time.sleep(0.05)
-    time.sleep(1.0)
-    assert proc.poll() is None, "the ingest finished before it could be stopped; use a bigger input"
-    proc.send_signal(signum)
+    proc = _stop_while_writing(big, db, signum)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == status, err
     assert "kifu: interrupted; no database was made" in err and "unchanged" not in err and "Traceback" not in err
