@@ -83,6 +83,22 @@ def ingest(db: Path, *paths: Any, **kw: Any) -> Any:
     return run(open_sources([str(p) for p in paths]), db, **kw)
 
 
+@pytest.fixture(scope="session")
+def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled sample match in a database (read-only: tests that write make their own)."""
+    db = tmp_path_factory.mktemp("sample") / "kifu.duckdb"
+    ingest(db, SAMPLE)
+    return db
+
+
+@pytest.fixture(scope="session")
+def mixed_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every real log of the repository, all three games (:func:`mixed_sources`), in one database (read-only)."""
+    db = tmp_path_factory.mktemp("mixed-all") / "kifu.duckdb"
+    ingest(db, *mixed_sources(), jobs=2)
+    return db
+
+
 def table_snapshot(db: Path, exclude: tuple[str, ...] = ("load_runs",)) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every data table, sorted (for 'nothing changed' assertions)."""
     con = duckdb.connect(str(db), read_only=True)

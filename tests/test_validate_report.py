@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from kifu.cli import main
 from kifu.safe import markdown, terminal
-from tests.conftest import REPO, SAMPLE, fixture_path, ingest, mixed_sources, query
+from tests.conftest import REPO, fixture_path, ingest, query
 
 MISBEHAVER = "P-00000006"
 PENALTY_LINE = re.compile(r"^      round +(\d+) turn +(\d+) seq +(\d+): (.*) · (http\S+)$")
@@ -38,21 +38,6 @@ def run(capsys: Capture, *argv: str) -> tuple[int, str, str]:
     code = main(["validate", *argv])
     out = capsys.readouterr()
     return code, out.out, out.err
-
-
-@pytest.fixture(scope="module")
-def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("report-sample") / "kifu.duckdb"
-    ingest(path, SAMPLE)
-    return path
-
-
-@pytest.fixture(scope="module")
-def mixed_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every real log in the repository: ALGORI, Kakomimasu and CHaser."""
-    path = tmp_path_factory.mktemp("report-mixed") / "kifu.duckdb"
-    ingest(path, *mixed_sources(), jobs=2)
-    return path
 
 
 def table_penalties(db: Path, player: str = MISBEHAVER) -> dict[int, tuple[Any, ...]]:

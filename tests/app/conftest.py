@@ -28,23 +28,6 @@ def _clear_caches() -> Iterator[None]:
     st.cache_resource.clear()
 
 
-@pytest.fixture(scope="session")
-def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("app") / "kifu.duckdb"
-    ingest(db, SAMPLE)
-    return db
-
-
-@pytest.fixture(scope="session")
-def mixed_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every real log of the repository, all three games (``tests.conftest.mixed_sources``), in one database."""
-    from tests.conftest import mixed_sources
-
-    db = tmp_path_factory.mktemp("mixed-all") / "kifu.duckdb"
-    ingest(db, *mixed_sources())
-    return db
-
-
 def hostile_log(path: Path) -> Path:
     """The sample with the misbehaving bot renamed to an HTML payload and a script as a title."""
     text = gzip.open(SAMPLE, "rt").read()
