@@ -170,7 +170,8 @@ CHECK_REASONS: dict[str, Reason] = {
     "finish-hands": R(N_("Final hands differ from the replay"),
                       N_("The hands written at the end of the round differ from the replayed hands.")),
     "conservation": R(N_("Cards lost or added"),
-                      N_("The cards in hands and piles no longer add up to the 112 cards of the deck.")),
+                      N_("The cards in hands and piles no longer add up to the 112 cards of the deck, or a card is in play "
+                         "more often than the deck holds it.")),
     "cards-played-counter": R(N_("Played-card counter off"),
                               N_("The number of cards played that the log reports differs from the replay.")),
     # ---- Kakomimasu
@@ -184,6 +185,10 @@ CHECK_REASONS: dict[str, Reason] = {
     "kakomimasu-onto-opponent-wall": R(N_("Onto the other team's wall"),
                                        N_("An agent cannot be placed on, or move onto, a cell walled by another "
                                           "team.")),
+    "kakomimasu-put-onto-opponent-wall": R(
+        N_("Agent placed on the other team's wall"),
+        N_("The rules forbid placing an agent on a cell walled by another team; "
+           "the server does not refuse it, and the agent stays off the field.")),
     "kakomimasu-none-action": R(N_("Agent told to stay"),
                                 N_("A NONE order keeps the agent where it is; the server logs it as invalid, but it "
                                    "costs nothing.")),
@@ -191,6 +196,9 @@ CHECK_REASONS: dict[str, Reason] = {
                              N_("Several agents aimed at the same cell, so none of those actions took effect.")),
     "kakomimasu-reverted": R(N_("Action cancelled"),
                              N_("Another agent stays on or ends up at the target cell, so this action was undone.")),
+    "kakomimasu-forbidden-action-accepted": R(
+        N_("Server accepted a forbidden action"),
+        N_("The server answered success to an action the rules forbid, instead of refusing it.")),
     "kakomimasu-area-rule-departure": R(N_("Server's areas differ from the written rule"),
                                         N_("The server counts enclosed areas differently from the official rule, so "
                                            "the area points differ.")),
@@ -211,6 +219,12 @@ CHECK_REASONS: dict[str, Reason] = {
                                        "vanished with no agent next to it.")),
     "kakomimasu-snapshot-points": R(N_("Snapshot points do not match its field"),
                                     N_("The points recorded with a snapshot differ from its own walls and areas.")),
+    "kakomimasu-agent-count": R(N_("Agent count differs from the log"),
+                                N_("The game's number of agents per team differs from the agents the players have "
+                                   "in the log; the replay uses the agents the log shows.")),
+    "kakomimasu-player-count": R(N_("Player count differs from the log"),
+                                 N_("The game's number of players, or the players in a turn, differs from the "
+                                    "players the game lists; the replay uses the listed players.")),
     "kakomimasu-turns": R(N_("Turns missing or extra"),
                           N_("The log has fewer or more turns than the game's set number, or a gap between turns.")),
     "kakomimasu-action-undetermined": R(N_("Action could not be determined"),
@@ -235,8 +249,11 @@ CHECK_REASONS: dict[str, Reason] = {
     "chaser-end": R(N_("End of the game differs from the replay"),
                     N_("Who lost, why or when, as the log says, differs from the replay.")),
     "chaser-winner": R(N_("Winner differs from the replay"), N_("The logged winner differs from the replay.")),
-    "chaser-turns": R(N_("Turns out of order"),
-                      N_("The remaining turns do not count down by one, or Cool and Hot did not alternate.")),
+    "chaser-turns": R(N_("Turns out of order or past the limit"),
+                      N_("The remaining turns do not count down by one, Cool and Hot did not alternate, or the log "
+                         "goes on after the map's last turn.")),
+    "chaser-log-line": R(N_("Log line out of place"),
+                         N_("A line the server does not write there was skipped or read where it belongs, and the rest of the log was read.")),
     "chaser-truncated": R(N_("Log ends early"), N_("The log stops before the end of the game.")),
 }  # fmt: skip
 

@@ -209,6 +209,8 @@ def build(matches: pd.DataFrame, counts: pd.DataFrame, causes: pd.DataFrame | No
                 "cause_title": cause_title(r["cause"]), "cards": r["cards"],
                 "explained_by": r["explained_by"], "explained_by_title": check_title(r["explained_by"]),
                 "finding": r["finding"], "finding_seq": r["finding_seq"],
+                "dealer_fault": r["dealer_fault"], "dealer_fault_title": check_title(r["dealer_fault"]),
+                "dealer_finding": r["dealer_finding"],
                 "url": position_url(dashboard, game, mid, r["round_no"], seq=r["seq"]),
             })  # fmt: skip
         for r in _records(counts, mid):
@@ -324,6 +326,9 @@ def _message(f: dict[str, Any], game: Any) -> str:
 def _finding_words(p: dict[str, Any]) -> str:
     """The finding behind a penalty: its title, code and message (without the dealer's cause it repeats)."""
     if not p.get("explained_by"):
+        if p.get("dealer_fault"):
+            return (f"not the bot's fault — the dealer's: {p['dealer_fault_title']} [{p['dealer_fault']}]: "
+                    f"{readable(p.get('dealer_finding'))}")
         return "no finding explains it"
     msg = readable(p.get("finding"))
     tail = f": {p['cause']}"
@@ -496,8 +501,12 @@ def _markdown_penalties(penalties: list[dict[str, Any]]) -> list[str]:
              "|---:|---:|---:|---|---:|---|---|---|"]  # fmt: skip
     for x in penalties:
         expl = f"{md(x['explained_by_title'])} ({md(x['explained_by'])})" if x.get("explained_by") else "none"
+        finding = readable(x["finding"])
+        if not x.get("explained_by") and x.get("dealer_fault"):
+            expl = f"not the bot's fault: {md(x['dealer_fault_title'])} ({md(x['dealer_fault'])})"
+            finding = readable(x["dealer_finding"])
         lines.append(f"| {_num(x['round'])} | {_num(x['turn'])} | {_num(x['seq'])} | {md(_cause_words(x))} "
-                     f"| {_num(x['cards'])} | {expl} | {md(readable(x['finding']))} "
+                     f"| {_num(x['cards'])} | {expl} | {md(finding)} "
                      f"| {_link('open', x['url'])} |")  # fmt: skip
     return [*lines, ""]
 

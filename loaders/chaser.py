@@ -4,14 +4,18 @@ A server log is read whole (``loaders.sources`` sniffs ``--Stable Log--``) and r
 once (``rules.chaser``); a .map file names maps.  Identity: a game is the match
 ``chaser:<first timestamp>-<hash of the players and the start map>``; the same log read again
 is a no-op, a longer copy of it (a log that was cut off, then read complete) replaces the
-stored one, a shorter one changes nothing.
+stored one, a shorter one changes nothing; a copy with bad lines read past counts one line less
+per bad line (the same log without them replaces it).
 
-A log with a bad line after its first round header (not text, not a line the server writes,
-out of place: ``rules.chaser.log``) is *cut* there: the game up to its last whole action is
-loaded as a game that did not finish (status ``incomplete``, its sentence says where the log
+A bad line after the first round header (not text, not a line the server writes, out of
+place: ``rules.chaser.log``) is read past: skipped, or read where it belongs (``ChaserLog.mended``);
+the game goes on to its ``[決着]``, the replay reports each such line once (a finding at its turn)
+and a line not read goes to ``load_issues`` with its number and the reason.  Only when no line
+after it can be read (a file cut off) is the log *cut* there: the game up to its last whole action
+is loaded as a game that did not finish (status ``incomplete``, its sentence says where the log
 stops and why), its text up to the bad line is the raw record, and the rest of the file goes to
-``load_issues`` with the bad line's number and the reason.  A bad line in the header or the map
-makes the whole log unusable: quarantined with the line and the reason.
+``load_issues``.  A bad line in the header or the map makes the whole log unusable: quarantined
+with the line and the reason.
 """
 
 from __future__ import annotations
@@ -94,6 +98,12 @@ class Collector:
             rest_lines = f"line {last} is" if last == log.cut.line else f"lines {log.cut.line}–{last} are"
             self.quarantine(source, line + log.cut.line - 1, rest,
                             f"CHaser log cut at {log.cut}; {kept}, {rest_lines} not", refused=False)
+        for m in log.mended:  # a line read past: the game goes on; a line not read is reported with its text
+            if m.skipped:
+                at = _offset(doc.data, m.line)
+                end = doc.data.find(b"\n", at)
+                self.quarantine(source, line + m.line - 1, doc.data[at: len(doc.data) if end < 0 else end + 1],
+                                f"CHaser log: {m}", refused=False)  # fmt: skip
         self._write_game(log, source, text)
 
     def close_source(self) -> None:
@@ -117,8 +127,11 @@ class Collector:
 
     def _write_game(self, log: ChaserLog, source: str, text: str) -> None:
         mid = f"{GAME}:{log.started or 'undated'}-{_hash(log.cool_name, log.hot_name, map_key(log.map))}"
-        digest = _hash(log.cool_name, log.hot_name, log.map, log.entries)
-        progress = len(log.entries)
+        parts: tuple[Any, ...] = (log.cool_name, log.hot_name, log.map, log.entries)
+        if log.mended:  # a copy with lines read past is another copy of the game; a copy without them replaces it
+            parts += (tuple(str(m) for m in log.mended),)
+        digest = _hash(*parts)
+        progress = len(log.entries) - len(log.mended)
         self._writes.settle(mid)  # another copy still with a worker: written first, then compared
         con = self.store.con
         self.store.flush()

@@ -55,7 +55,9 @@ def _ts(unix: float | None) -> dt.datetime | None:
 
 
 def content_hash(game: GameLog) -> str:
-    return hashlib.blake2b(repr(game).encode(), digest_size=12).hexdigest()
+    # the notes (contradictions read past) count only where there are any: other games hash as before
+    text = repr(game) + (repr(game.notes) if game.notes else "")
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
 def progress(game: GameLog) -> int:

@@ -11,6 +11,7 @@ import pytest
 
 from kifu.cli import main
 from kifu.safe import markdown
+from rules.uno.ruleset import VERSION
 from tests.conftest import SAMPLE, ingest, query
 
 
@@ -42,7 +43,7 @@ def test_every_penalty_in_the_database_is_explained(db: Path) -> None:
                           and v.player = p.player and v.family = 'player-rule')""")  # fmt: skip
     assert rows == [(0,)]
     assert query(db, "select count(*) from penalties") == [(118,)]
-    assert query(db, "select distinct ruleset, ruleset_version from violations") == [("algori-2023/bind_2", "1.1")]
+    assert query(db, "select distinct ruleset, ruleset_version from violations") == [("algori-2023/bind_2", VERSION)]
     assert query(db, "select count(*) from violations where family = 'consistency' and severity = 'error'") == [(0,)]
 
 

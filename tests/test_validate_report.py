@@ -4,6 +4,7 @@ from logs kept inert in text, Markdown and JSON."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -539,3 +540,29 @@ def test_a_code_naming_different_bots_is_said_once(mixed_db: Path, capsys: Captu
                    "give --match or a name\n")  # fmt: skip
     code, out, err = run(capsys, "--db", str(mixed_db), "--player", "JS Demo")
     assert code == 0 and err == ""
+
+
+def test_a_penalty_the_log_contradicts_is_reported_as_the_dealers_fault(tmp_path: Path, capsys: Capture) -> None:
+    """A timeout written 300 ms after the hand-over: the report names the dealer, not the bot."""
+    lines = gzip.open(fixture_path("misbehave_bind2_40"), "rt", encoding="utf-8").read().splitlines()
+    docs = [json.loads(x) for x in lines if x.strip()]
+    i = next(i for i, d in enumerate(docs) if d["event"] == "penalty" and d["contents"].get("error") == "timeout"
+             and docs[i - 1]["event"] == "next-player")  # fmt: skip
+    docs[i]["dateCreated"] = docs[i - 1]["dateCreated"] + 300
+    log = tmp_path / "early-timeout.jsonl"
+    log.write_text("\n".join(json.dumps(d) for d in docs) + "\n")
+    db = tmp_path / "kifu.duckdb"
+    ingest(db, log)
+    seq = i + 1
+    code, out, _ = run(capsys, "--db", str(db), "--player", "Misbehaver", "--format", "json")
+    assert code == 0
+    (match,) = json.loads(out)
+    (bot,) = [p for p in match["players"] if p["code"] == MISBEHAVER]
+    (pen,) = [x for x in bot["penalties"] if x["seq"] == seq]
+    assert pen["explained_by"] is None and "penalty-unjustified" in pen["dealer_fault"]
+    assert pen["dealer_fault_title"] and pen["dealer_finding"]
+    code, text, _ = run(capsys, "--db", str(db), "--player", "Misbehaver")
+    line = next(x for x in text.splitlines() if f" seq {seq:>5}:" in x or f" seq {seq}:" in x)
+    assert "not the bot's fault — the dealer's:" in line and "[penalty-unjustified" in line
+    code, md, _ = run(capsys, "--db", str(db), "--player", "Misbehaver", "--format", "markdown")
+    assert "not the bot's fault" in md

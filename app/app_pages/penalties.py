@@ -22,8 +22,20 @@ c1.metric(_("Penalties"), len(df))
 c2.metric(_("Cards received"), int(df["cards_received"].fillna(0).sum()))
 c3.metric(_("Explained by a finding"), f"{int(df['explained_by'].notna().sum())} / {len(df)}",
           help=_("Penalties for which the rules check also found the bot's own mistake in the same move."))
+if (unjust := int((df["explained_by"].isna() & df["dealer_fault"].notna()).sum())):
+    st.warning(_("Penalties the log contradicts (the dealer's fault, not the bot's): {n}").format(n=unjust))
+
+
+def _explained(own: object, dealer: object) -> str | None:
+    if isinstance(own, str):
+        return reasons.check_title(own)
+    if isinstance(dealer, str):
+        return _("Not the bot's fault: {title}").format(title=reasons.check_title(dealer))
+    return None
+
+
 df = df.assign(cause_text=[cause_words(c) for c in df["cause"]],
-               explained_by=[reasons.check_title(c) if isinstance(c, str) else None for c in df["explained_by"]])
+               explained_by=[_explained(c, d) for c, d in zip(df["explained_by"], df["dealer_fault"], strict=True)])
 labels = ui.chart_labels()
 left, right = st.columns(2)
 short = df.assign(cause_text=[reasons.cause_title(c) for c in df["cause"]])  # the chart: plain titles only

@@ -3,6 +3,8 @@
 -- params: $match (match_id, dealer code or name; null = all), $player (player name or code; null = all)
 -- `explained_by`: the check code(s) of the finding(s) linked to the penalty (null: none);
 -- `finding`: the first such finding's message; `finding_seq`: the event it judged.
+-- `dealer_fault`, `dealer_finding`: the dealer-judgement finding(s) about the penalty itself (a penalty the
+-- log contradicts is the dealer's fault, docs/rules/algori-uno.md "Who is blamed").
 select
     x.match_id,
     x.player,
@@ -14,7 +16,11 @@ select
     cast(x.cards_received as integer) as cards,
     string_agg(distinct v.code, ', ' order by v.code) as explained_by,
     min_by(v.message, coalesce(v.seq, 0)) as finding,
-    min(v.seq) as finding_seq
+    min(v.seq) as finding_seq,
+    (select string_agg(distinct d.code, ', ' order by d.code) from violations d
+      where d.match_id = x.match_id and d.penalty_seq = x.seq and d.family = 'dealer-judgement') as dealer_fault,
+    (select min_by(d.message, coalesce(d.seq, 0)) from violations d
+      where d.match_id = x.match_id and d.penalty_seq = x.seq and d.family = 'dealer-judgement') as dealer_finding
 from penalties x
 join matches m on m.match_id = x.match_id
 left join players p on p.match_id = x.match_id and p.player_code = x.player

@@ -21,6 +21,7 @@ CHECKS: dict[str, Check] = {
         Check("chaser-end", _C, ERROR, "the end of the game (who, why, when) differs from the replay", "ルールブック 勝敗 (1)(3)(4)(5); server [死因]"),
         Check("chaser-winner", _C, ERROR, "the logged winner differs from the replay", "ルールブック 勝敗; server [決着]"),
         Check("chaser-turns", _C, WARNING, "rounds or actions out of order (remaining turns, Cool then Hot)", "ルールブック 7. ターン数 (Cool と Hot がそれぞれ命令を実行した時点で 1 ターン)"),
+        Check("chaser-log-line", _C, WARNING, "a line the server does not write there, read past (skipped or read where it belongs)", "the server's log order (MainWindow::StepGame)"),
         Check("chaser-truncated", _C, WARNING, "the log stops before the end of the game", "server [決着] (the last line of a complete log)"),
     ]
 }

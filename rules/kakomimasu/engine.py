@@ -73,6 +73,7 @@ class Outcome:
     action: Action
     res: int = SUCCESS
     why: str = ""  # for refused actions: the precise rule ("out of the field", ...)
+    forbidden: str = ""  # an action the written rules forbid that the server does not refuse as such
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +173,47 @@ def step_both(board: Board, written: Board, submitted: list[list[Action]]) -> tu
     return after, shadow, outcomes
 
 
+def step_as_logged(board: Board, written: Board, submitted: list[list[Action]],
+                   results: list[list[int | None]]) -> tuple[Board, Board]:  # fmt: skip
+    """One turn as a log states it: every action whose logged result is 0 happens (PUT/MOVE first, then
+    REMOVE, as in the engine), whatever the rules say; the others do not.  Filled both ways like
+    :func:`step_both`.  Used to follow a log past a turn the rules replay differently."""
+    w, n = board.width, board.n_player
+    kinds, owners = list(board.kinds), list(board.owners)
+    untouched = list(board.untouched) if board.untouched else [False] * len(kinds)
+    agents = [list(row) for row in board.agents]
+    writes: list[tuple[int, int]] = []
+    done: list[tuple[int, Action]] = []
+    for p, acts in enumerate(submitted):
+        codes = results[p] if p < len(results) else []
+        for k, a in enumerate(acts):
+            if k < len(codes) and codes[k] == SUCCESS and p < n and 0 <= a.agent_id < len(agents[p]) \
+                    and board.inside(a.x, a.y):  # fmt: skip
+                done.append((p, a))
+    for p, a in done:
+        i = a.y * w + a.x
+        if a.type == MOVE or (a.type == PUT and agents[p][a.agent_id] == UNPLACED):
+            if a.type == PUT and kinds[i] == WALL and owners[i] not in (p, NOBODY):
+                continue  # the engine's silent no-op
+            kinds[i], owners[i], untouched[i] = WALL, p, False
+            writes.append((i, p))
+            agents[p][a.agent_id] = (a.x, a.y)
+    for _p, a in done:
+        if a.type == REMOVE:
+            i = a.y * w + a.x
+            kinds[i], owners[i], untouched[i] = AREA, NOBODY, False
+            writes.append((i, NOBODY))
+    placed = tuple(tuple(row) for row in agents)
+    after = Board(w, board.height, board.points, tuple(kinds), tuple(fill_area(w, board.height, kinds, owners, n, untouched)),
+                  placed, tuple(untouched))  # fmt: skip
+    other = list(written.owners)
+    for i, owner in writes:
+        other[i] = owner
+    shadow = Board(w, board.height, board.points, tuple(kinds), tuple(fill_area(w, board.height, kinds, other, n)),
+                   placed, tuple(untouched))  # fmt: skip
+    return after, shadow
+
+
 def _resolve(board: Board, submitted: list[list[Action]]) -> tuple[
         list[int], list[int], list[bool], tuple[tuple[tuple[int, int], ...], ...], list[list[Outcome]], list[tuple[int, int]]]:  # fmt: skip
     """Steps 1–7 of a turn: result codes, agents, walls (``writes``: cells whose owner changed)."""
@@ -209,6 +251,12 @@ def _resolve(board: Board, submitted: list[list[Action]]) -> tuple[
             why = _refusal(board, agent, o.action, kinds)
             if why:
                 o.res, o.why = ILLEGAL_ACTION, why
+            elif o.action.type == PUT and not agent.placed:
+                i = o.action.y * w + o.action.x
+                if kinds[i] == WALL and owners[i] not in (p, NOBODY):
+                    # 配置「相手チームの壁となっているマスには配置できません」: the engine checks this for
+                    # placed agents only; an unplaced agent's PUT goes on (conflict, revert or a silent no-op)
+                    o.forbidden = "PUT onto another player's wall"
     # 3. PUT/MOVE of a placed agent onto another player's wall
     for agent in flat:
         o = agent.valid()
@@ -391,5 +439,5 @@ def ranking(totals: list[tuple[int, int]]) -> tuple[list[int], str]:
 
 __all__ = [
     "ACTION_TYPES", "AREA", "NOBODY", "RESULTS", "WALL", "Action", "Board", "Outcome",
-    "fill_area", "points", "ranking", "step", "step_both",
+    "fill_area", "points", "ranking", "step", "step_as_logged", "step_both",
 ]  # fmt: skip

@@ -10,7 +10,11 @@ Two shapes exist:
 
 :func:`classify` tells which shape a parsed JSON value has; :func:`from_v1` and
 :func:`from_snapshots` check every field (types, sizes, ranges) and raise
-:class:`GameLogError` with a one-line reason for anything Kifu cannot replay.
+:class:`GameLogError` with a one-line reason for anything Kifu cannot replay.  A readable v1
+game whose parts contradict each other (more turns than ``totalTurn``, ``nAgent`` against the
+agents the players have, a turn with too few player rows, final tiles that do not fit) is
+read as the log shows it, and each contradiction is kept as a :class:`LogNote` that the
+replay reports as a consistency finding at its turn.
 """
 
 from __future__ import annotations
@@ -64,6 +68,19 @@ class Snapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class LogNote:
+    """A contradiction inside a readable game, found while reading it; the replay reports it at ``turn``
+    (None or a turn past the last one: with the end-of-game findings)."""
+
+    code: str  # a check of rules.kakomimasu.checks
+    turn: int | None
+    message: str
+    player: int | None = None
+    expected: str | None = None
+    actual: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class GameLog:
     game_id: str
     format: str  # V1 | LEGACY
@@ -87,6 +104,8 @@ class GameLog:
     final_agents: tuple[tuple[tuple[int, int], ...], ...] | None = None
     final_points: tuple[tuple[int, int] | None, ...] | None = None
     snapshots: tuple[Snapshot, ...] = field(default=())
+    #: contradictions read past (not in repr: the content hash of a game without any stays as it was)
+    notes: tuple[LogNote, ...] = field(default=(), repr=False)
 
     @property
     def has_board(self) -> bool:
@@ -185,12 +204,14 @@ def _xy(v: Any, what: str) -> tuple[int, int]:
     return _int(d.get("x"), f"{what} x"), _int(d.get("y"), f"{what} y")
 
 
-def _agents(v: Any, what: str, n_agent: int, w: int, h: int) -> tuple[tuple[int, int], ...]:
+def _agents(v: Any, what: str, n_agent: int | None, w: int, h: int, *, inside: bool = True) -> tuple[tuple[int, int], ...]:
+    """A player's agent positions; ``n_agent`` None: any number; ``inside`` False: positions off the field
+    are kept (a v1 game's final positions, compared with the replay)."""
     agents = tuple(_xy(a, f"{what} agent {i}") for i, a in enumerate(_list(v, f"{what} agents", MAX_AGENTS)))
-    if len(agents) != n_agent:
+    if n_agent is not None and len(agents) != n_agent:
         raise GameLogError(f"{what} has {len(agents)} agents, the game has {n_agent}")
     for i, (x, y) in enumerate(agents):
-        if (x, y) != (-1, -1) and not (0 <= x < w and 0 <= y < h):
+        if inside and (x, y) != (-1, -1) and not (0 <= x < w and 0 <= y < h):
             raise GameLogError(f"{what} agent {i} stands at ({x}, {y}), outside the {w}×{h} field")
     return agents
 
@@ -215,13 +236,17 @@ def _point(v: Any, what: str, area_key: str, wall_key: str) -> tuple[int, int]:
 
 
 def from_v1(doc: Any) -> GameLog:
-    """A v1 Game JSON object as a :class:`GameLog` (raises :class:`GameLogError`)."""
+    """A v1 Game JSON object as a :class:`GameLog` (raises :class:`GameLogError`).
+
+    Contradictions between readable parts are read past as the log shows them and kept in
+    ``notes`` (see the module docstring and ``docs/rules/kakomimasu.md``)."""
     d = _dict(doc, "game")
     gid = d.get("id")
     if not isinstance(gid, str) or not gid:
         raise GameLogError("game has no id")
     if len(gid) > 200:
         raise GameLogError("game id is longer than 200 characters")
+    notes: list[LogNote] = []
     n_player = _int(d.get("nPlayer", 2), "nPlayer", 1, MAX_PLAYERS)
     n_agent = _int(d.get("nAgent", 4), "nAgent", 0, MAX_AGENTS)
     total = _opt_int(d.get("totalTurn"), "totalTurn", 0, MAX_TURNS)
@@ -230,21 +255,23 @@ def from_v1(doc: Any) -> GameLog:
     w = h = None
     pts = None
     final_kinds = final_owners = None
+    bad_tiles: str | None = None  # why the final tiles are left out
     if fld is not None:
         f = _dict(fld, "field")
         w, h, pts = _size(f.get("width"), f.get("height"), f.get("points"))
         tiles = f.get("tiles")
         if tiles is not None:
-            tl = _list(tiles, "field tiles")
-            if len(tl) != w * h:
-                raise GameLogError(f"field tiles has {len(tl)} entries for a {w}×{h} field")
+            tl = _list(tiles, "field tiles", MAX_SIDE * MAX_SIDE * 4)
             kinds, owners = [], []
             for i, t in enumerate(tl):
                 td = _dict(t, f"tile {i}")
-                k = _int(td.get("type"), f"tile {i} type", 0, 1)
-                kinds.append(k)
-                owners.append(_owner(td.get("player"), f"tile {i} player", max(n_player, len(raw_players))))
-            final_kinds, final_owners = tuple(kinds), tuple(owners)
+                kinds.append(_int(td.get("type"), f"tile {i} type", 0, 1))
+                o = _opt_int(td.get("player"), f"tile {i} player", -1, MAX_INT)
+                owners.append(NOBODY if o is None else o)  # an owner who is not a player: a final-tiles finding
+            if len(tl) != w * h:
+                bad_tiles = f"the final field tiles have {len(tl)} entries for a {w}×{h} field ({w * h} cells)"
+            else:
+                final_kinds, final_owners = tuple(kinds), tuple(owners)
     players: list[Player] = []
     final_agents: list[tuple[tuple[int, int], ...]] = []
     final_points: list[tuple[int, int] | None] = []
@@ -255,19 +282,37 @@ def from_v1(doc: Any) -> GameLog:
             raise GameLogError(f"player {i} id is not a string ({_show(pid)})")
         players.append(Player(pid, _opt_str(pd.get("type"), f"player {i} type"), _opt_str(pd.get("spec"), f"player {i} spec")))
         if w is not None and h is not None and "agents" in pd:
-            final_agents.append(_agents(pd["agents"], f"player {i}", n_agent, w, h))
+            # positions off the field are kept: the end check reports them against the replay
+            final_agents.append(_agents(pd["agents"], f"player {i}", None, w, h, inside=False))
         point = pd.get("point")
         final_points.append(None if point is None else _point(point, f"player {i} point", "areaPoint", "wallPoint"))
-    if len(players) > n_player:
-        raise GameLogError(f"{len(players)} players in a game for {n_player}")
-    turns: list[Turn] = []
     log = _list(d.get("log") or [], "log", MAX_TURNS)
     if log and pts is None:
         raise GameLogError("the game has a log but no field")
-    if total is not None and len(log) > max(total, 0):
-        raise GameLogError(f"log has {len(log)} turns, more than totalTurn {total}")
+    if len(players) > n_player:  # the players listed are the game's: trust them
+        notes.append(LogNote("kakomimasu-player-count", 1 if log else None,
+                             f"nPlayer is {n_player}, but the game lists {len(players)} players; "
+                             f"replayed with {len(players)}", expected=str(len(players)), actual=str(n_player)))  # fmt: skip
+        n_player = len(players)
+    turns, rows = [], []
     for t, entry in enumerate(log, 1):
-        turns.append(_v1_turn(entry, t, len(players)))
+        turn, n_rows = _v1_turn(entry, t, len(players))
+        turns.append(turn)
+        rows.append(n_rows)
+    odd = [t for t, n in enumerate(rows, 1) if n != len(players)]
+    if odd:  # the game's players are the ones listed: one note for the cause, at its first turn
+        t, n = odd[0], rows[odd[0] - 1]
+        also = f" ({len(odd)} turns do not have {len(players)})" if len(odd) > 1 else ""
+        notes.append(LogNote("kakomimasu-player-count", t,
+                             f"log turn {t} has {n} player row{'' if n == 1 else 's'}, the game has {len(players)} players{also}; "
+                             "a missing player is replayed as sending nothing, rows past the players are not replayed",
+                             expected=str(len(players)), actual=str(n)))  # fmt: skip
+    n_agent = _agent_count(n_agent, final_agents, turns, notes)
+    if total is not None and len(turns) > max(total, 0):
+        turns = _extra_turns(turns, total, notes)
+    if bad_tiles is not None:
+        notes.append(LogNote("kakomimasu-final-tiles", len(turns) or None,
+                             f"{bad_tiles}: they are not compared with the replay"))  # fmt: skip
     return GameLog(
         game_id=gid, format=V1, name=_opt_str(d.get("name"), "name"), kind=_opt_str(d.get("type"), "type"),
         status=_opt_str(d.get("status"), "status"), width=w, height=h, points=pts, n_player=n_player,
@@ -277,15 +322,69 @@ def from_v1(doc: Any) -> GameLog:
         transition_sec=_opt_num(d.get("transitionSec"), "transitionSec"),
         players=tuple(players), turns=tuple(turns), final_kinds=final_kinds, final_owners=final_owners,
         final_agents=tuple(final_agents) if final_agents and len(final_agents) == len(players) else None,
-        final_points=tuple(final_points) if players else None,
+        final_points=tuple(final_points) if players else None, notes=tuple(notes),
     )  # fmt: skip
 
 
-def _v1_turn(entry: Any, t: int, n_players: int) -> Turn:
+def _agent_count(n_agent: int, final_agents: list[tuple[tuple[int, int], ...]], turns: list[Turn],
+                 notes: list[LogNote]) -> int:  # fmt: skip
+    """The number of agents per player the log shows: the players' agent lists (the server's own), or
+    without them the agents whose actions the log gives as successful.  Where it differs from
+    ``nAgent`` the replay uses it and a note reports ``nAgent``, at the first turn with an action for
+    an agent between the two counts (else the last turn)."""
+    sizes = sorted({len(a) for a in final_agents})
+    if sizes:
+        shown = sizes[-1]
+        source = (f"each player's agents list has {shown} agents" if len(sizes) == 1
+                  else f"the players' agents lists have {' / '.join(str(len(a)) for a in final_agents)}")  # fmt: skip
+    else:
+        ok = [a.agent_id for tr in turns for acts, res in zip(tr.actions, tr.res, strict=False)
+              for a, r in zip(acts, res, strict=False) if r == 0 and 0 <= a.agent_id < MAX_AGENTS]  # fmt: skip
+        shown = max(ok, default=-1) + 1
+        if shown <= n_agent:
+            return n_agent
+        source = f"the log has successful actions of agent {shown - 1}"
+    if shown == n_agent and len(sizes) <= 1:
+        return n_agent
+    lo, hi = sorted((n_agent, shown))
+    acts = next((t for t, tr in enumerate(turns, 1) for row in tr.actions for a in row if lo <= a.agent_id < hi), None)
+    which = f"agent {lo}" if hi - lo == 1 else f"agents {lo}–{hi - 1}"
+    notes.append(LogNote("kakomimasu-agent-count", acts or len(turns) or None,
+                         f"nAgent is {n_agent}, but {source}" + (f" ({which} first acts at turn {acts})" if acts else "")
+                         + f"; replayed with {shown} agents per player",
+                         expected=str(shown), actual=str(n_agent)))  # fmt: skip
+    return shown
+
+
+def _extra_turns(turns: list[Turn], total: int, notes: list[LogNote]) -> list[Turn]:
+    """A log with more turns than ``totalTurn``: a turn that repeats the turn before it exactly is a copy
+    and is skipped (as many as there are turns too many); any turns still too many are replayed as
+    logged.  One note per skipped copy, one for the turns replayed past ``totalTurn``."""
+    n = len(turns)
+    excess = n - max(total, 0)
+    kept: list[Turn] = []
+    for t, tr in enumerate(turns, 1):
+        if excess and kept and tr == kept[-1]:
+            excess -= 1
+            notes.append(LogNote("kakomimasu-turns", len(kept) + 1,
+                                 f"the log has {n} turns, more than totalTurn {total}: logged turn {t} repeats "
+                                 f"turn {t - 1} exactly and is skipped as a copy",
+                                 expected=str(total), actual=str(n)))  # fmt: skip
+            continue
+        kept.append(tr)
+    if excess:
+        first = max(total, 0) + 1
+        notes.append(LogNote("kakomimasu-turns", first,
+                             f"the log has {n} turns, more than totalTurn {total}: "
+                             + (f"turn {first}" if len(kept) == first else f"turns {first}–{len(kept)}")
+                             + " replayed as logged", expected=str(total), actual=str(n)))  # fmt: skip
+    return kept
+
+
+def _v1_turn(entry: Any, t: int, n_players: int) -> tuple[Turn, int]:
+    """One logged turn, fitted to the game's players (a missing row: nothing sent), and its number of rows."""
     e = _dict(entry, f"log turn {t}")
     rows = _list(e.get("players"), f"log turn {t} players", MAX_PLAYERS)
-    if len(rows) != n_players:
-        raise GameLogError(f"log turn {t} has {len(rows)} players, the game has {n_players}")
     actions, res, points = [], [], []
     for p, row in enumerate(rows):
         rd = _dict(row, f"log turn {t} player {p}")
@@ -300,7 +399,11 @@ def _v1_turn(entry: Any, t: int, n_players: int) -> Turn:
         res.append(tuple(codes))
         point = rd.get("point")
         points.append(None if point is None else _point(point, f"log turn {t} player {p} point", "areaPoint", "wallPoint"))
-    return Turn(tuple(actions), tuple(res), tuple(points))
+    for _ in range(len(rows), n_players):
+        actions.append(())
+        res.append(())
+        points.append(None)
+    return Turn(tuple(actions[:n_players]), tuple(res[:n_players]), tuple(points[:n_players])), len(rows)
 
 
 # ---- 2020 snapshots ------------------------------------------------------------------------

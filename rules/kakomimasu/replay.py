@@ -14,15 +14,15 @@ against the replayed board.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rules.core import Violation
 from rules.kakomimasu.checks import BY_RESULT, CHECKS
 from rules.kakomimasu.engine import (
-    ACTION_TYPES, ILLEGAL_ACTION, MOVE, NONE, PUT, REMOVE, RESULTS, REVERT, SUCCESS, WALL, Action, Board, Outcome,
-    points, ranking, step, step_both,
+    ACTION_TYPES, ILLEGAL_ACTION, MOVE, NONE, PUT, REMOVE, RESULTS, REVERT, SUCCESS, UNPLACED, WALL, Action, Board,
+    Outcome, points, ranking, step, step_as_logged, step_both,
 )  # fmt: skip
-from rules.kakomimasu.game import LEGACY, GameLog, Snapshot
+from rules.kakomimasu.game import LEGACY, GameLog, Snapshot, Turn
 
 RULESET = "kakomimasu-v1"
 RULESET_VERSION = "1.0"
@@ -41,6 +41,7 @@ class ActionView:
     why: str = ""  # the rule that refused it
     inferred: bool = False
     undetermined: bool = False  # 2020 logs: what the agent did is not known
+    forbidden: str = ""  # the written rules forbid it, though the server does not refuse it as such
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,10 @@ class TurnFrame:
     points: tuple[tuple[int, int], ...]  # replayed (area, wall) per player
     logged_points: tuple[tuple[int, int] | None, ...]
     violations: tuple[Violation, ...] = ()
+    #: '' when the rules explain the turn; else how the replay followed the log past it: 'log' (its
+    #: results), 'retarget' / 'drop' / 'insert' (one logged action changed, dropped or added),
+    #: 'relocate' (an agent stood elsewhere on its own wall)
+    resync: str = ""
 
 
 @dataclass
@@ -107,11 +112,30 @@ class _Judge:
     def name(self, p: int) -> str:
         return self.codes[p] if p < len(self.codes) else f"player {p + 1}"
 
-    def refused(self, turn: int, view: ActionView) -> Violation | None:
+    def refused(self, turn: int, view: ActionView) -> list[Violation]:
+        """The player-rule finding of an action the rules refuse (one per action) and, where the server
+        accepts an action the rules forbid, the dealer-judgement finding."""
         r, a = view.res_replayed, view.action
-        if r == SUCCESS or view.inferred:
-            return None
-        what = f"turn {turn}: {self.name(view.player)} agent {a.agent_id} {describe_action(a)} — {RESULTS[r]}"
+        if view.inferred:
+            return []
+        who = f"turn {turn}: {self.name(view.player)} agent {a.agent_id} {describe_action(a)}"
+        if view.forbidden:  # forbidden whatever else happened to it: that is its cause
+            server = f"the server answers {r} ({RESULTS[r]})"
+            if r == SUCCESS:
+                server += " and leaves the agent off the field"
+            elif view.why:
+                server += f": {view.why}"
+            out = [self.v("kakomimasu-put-onto-opponent-wall",
+                          f"{who} — {view.forbidden}, which the rules forbid; {server}", turn, view.player)]
+            if r == SUCCESS:
+                out.append(self.v("kakomimasu-forbidden-action-accepted",
+                                  f"{who}: {view.forbidden} is forbidden by the rules (無効), yet the server answers "
+                                  "0 (success) and silently leaves the agent off the field",
+                                  turn, expected="refused (無効)", actual="0 (success)"))  # fmt: skip
+            return out
+        if r == SUCCESS:
+            return []
+        what = f"{who} — {RESULTS[r]}"
         if view.why:
             what += f": {view.why}"
         code = BY_RESULT[r]
@@ -119,7 +143,7 @@ class _Judge:
             code = "kakomimasu-none-action"
         elif r == REVERT and view.why == "onto another player's wall":
             code = "kakomimasu-onto-opponent-wall"
-        return self.v(code, what, turn, view.player)
+        return [self.v(code, what, turn, view.player)]
 
     def tiles_diff(self, turn: int | None, code: str, board: Board, kinds: tuple[int, ...], owners: tuple[int, ...],
                    what: str) -> Violation | None:  # fmt: skip
@@ -148,10 +172,14 @@ def replay(game: GameLog, *, match_id: str | None = None, summary: Summary | Non
     summary = summary if summary is not None else Summary()
     codes = player_codes(game)
     judge = _Judge(game, match_id, codes)
-    if game.format == LEGACY:
-        yield from _replay_snapshots(game, judge, summary)
-    else:
-        yield from _replay_v1(game, judge, summary)
+    notes: dict[int | None, list[Violation]] = {}  # contradictions read past while reading the log
+    for n in game.notes:
+        notes.setdefault(n.turn, []).append(judge.v(n.code, n.message, n.turn, n.player, n.expected, n.actual))
+    frames = _replay_snapshots(game, judge, summary) if game.format == LEGACY else _replay_v1(game, judge, summary)
+    for frame in frames:
+        found = notes.pop(frame.turn, None)
+        yield replace(frame, violations=tuple(found) + frame.violations) if found else frame
+    summary.end_violations[:0] = [v for vs in notes.values() for v in vs]  # no frame of their turn: at the end
     final = summary.final
     if final is not None:
         summary.points = tuple(points(final))
@@ -173,39 +201,285 @@ def server_fill(logged: list[tuple[tuple[int, int] | None, ...]], server: list[l
     return agree(server) >= agree(written)
 
 
+# ---- v1 logs: the replay follows the log past a divergence ---------------------------------
+
+#: Candidate boards tried for one divergent turn; boards (turns replayed) for one game, counted in cells
+#: (a turn costs about its number of cells: 0.2–1.5 ms on a 20×20 field); searches that find nothing
+#: better than the rules' own board before the replay stops searching (a log of some other engine).
+MAX_SEARCH_TURN = 1000
+MAX_SEARCH_CELLS = 1_000_000
+MAX_FRUITLESS = 2
+LOOKAHEAD = 10_000  # turns after a divergence a repair must explain: every one the log holds
+NEIGHBOURS = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dx, dy) != (0, 0))
+
+
+@dataclass
+class _Candidate:
+    """One way to take a turn: the rules on the logged actions, the log's own results, or the rules
+    on the logged actions with one of them changed (``change``: player, index, new action or None)."""
+
+    label: str  # 'rules' | 'log' | 'retarget' | 'drop' | 'relocate' | 'insert'
+    server: Board
+    written: Board
+    outcomes: list[list[Outcome]] | None  # None for 'log'
+    change: tuple[int, int, Action | None] | None = None
+    mover: int = -1  # 'relocate': the team of the agent that stood elsewhere (``change[2]`` holds where)
+
+    def index(self, p: int, j: int) -> int | None:
+        """The candidate's index of the logged action (p, j); None for the changed one."""
+        if self.change is None or self.change[0] != p or self.label in ("insert", "relocate"):
+            return j
+        k = self.change[1]
+        if j == k:
+            return None
+        return j - 1 if self.label == "drop" and j > k else j
+
+
+def _misfit(turn: Turn, after: Board, outcomes: list[list[Outcome]] | None, cand: _Candidate | None = None) -> int:
+    """How many logged results and points a turn's outcome contradicts."""
+    pts = points(after)
+    n = sum(1 for p, lp in enumerate(turn.points) if lp is not None and p < len(pts) and lp != pts[p])
+    if outcomes is None:
+        return n
+    for p, codes in enumerate(turn.res):
+        for j, res in enumerate(codes):
+            m = j if cand is None else cand.index(p, j)
+            if res is None or m is None or p >= len(outcomes) or m >= len(outcomes[p]):
+                continue
+            n += outcomes[p][m].res != res
+    return n
+
+
+class _Follower:
+    """Replays a v1 log turn by turn; where the rules and the log part, it follows the log."""
+
+    def __init__(self, game: GameLog, shared: bool) -> None:
+        self.game, self.shared = game, shared
+        cells = (game.width or 1) * (game.height or 1)
+        self.budget = MAX_SEARCH_CELLS // max(1, cells)  # turns replayed
+        self.fruitless = 0
+
+    def after(self, c: _Candidate) -> Board:
+        return c.server if self.shared else c.written
+
+    def lookahead(self, t: int, c: _Candidate, cap: int | None = None) -> int:
+        """How many logged results and points of the turns after ``t`` the rules contradict from the
+        candidate on (counting stops past ``cap``)."""
+        server, written, n = c.server, c.written, 0
+        for turn in self.game.turns[t:t + LOOKAHEAD]:
+            self.budget -= 1
+            server, written, outs = step_both(server, written, [list(a) for a in turn.actions])
+            n += _misfit(turn, server if self.shared else written, outs)
+            if cap is not None and n > cap:
+                break
+        return n
+
+    def take(self, t: int, server: Board, written: Board,
+             done: tuple[Board, Board, list[list[Outcome]]] | None = None) -> tuple[_Candidate, _Candidate]:
+        """(the rules on the logged actions, the candidate the replay goes on from).
+
+        Where the rules contradict the turn's logged results or points and the turns after, the
+        candidates are: the log's own results, then one logged action changed (another target, or
+        dropped), the agent of a refused action standing elsewhere on its own wall (a move the log
+        does not hold), an action for an agent the log gives none.  The first that fits the turn and
+        the turns after wins; else the one that contradicts the fewest (the rules on ties).  ``done``:
+        the rules' turn from these boards, already replayed."""
+        turn = self.game.turns[t - 1]
+        acts = [list(a) for a in turn.actions]
+        s, w, outs = done if done is not None else step_both(server, written, acts)
+        rules = _Candidate("rules", s, w, outs)
+        misfit = _misfit(turn, self.after(rules), outs)
+        if misfit == 0 or self.budget <= 0 or self.fruitless >= MAX_FRUITLESS:
+            return rules, rules
+        best = (misfit + self.lookahead(t, rules), 0)
+        if best[0] == misfit:  # the turns after agree: nothing to follow
+            return rules, rules
+        cands = [rules]
+        pending: list[tuple[int, int, _Candidate]] = []  # (misfit of the turn itself, index, candidate)
+        groups = list(self._candidates(rules, server, written, turn, acts, outs))  # each one lazy
+        for g, group in enumerate(groups):
+            last = g == len(groups) - 1
+            for c in group:  # each candidate against the turn itself (one board each) ...
+                if self.budget <= 0 or len(cands) >= MAX_SEARCH_TURN:
+                    break
+                self.budget -= 1
+                pending.append((_misfit(turn, self.after(c), c.outcomes, c), len(cands), c))
+                cands.append(c)
+            pending.sort(key=lambda b: (b[0], b[1]))
+            # ... then against the turns after: those that fit the turn now, the others after the last group
+            while pending and (pending[0][0] == 0 or last) and pending[0][0] < best[0] and self.budget > 0:
+                first, i, c = pending.pop(0)
+                score = first + self.lookahead(t, c, cap=best[0] - first - 1)
+                if score < best[0]:
+                    best = (score, i)
+                    if score == 0:  # fits the turn and the turns after: take it
+                        return rules, c
+        self.fruitless += best[1] == 0
+        return rules, cands[best[1]]
+
+    def _candidates(self, rules: _Candidate, server: Board, written: Board, turn: Turn, acts: list[list[Action]],
+                    outs: list[list[Outcome]]) -> Iterator[Iterator[_Candidate]]:  # fmt: skip
+        """The candidates in groups, each group tried before the next: the log's own results; one
+        action whose logged result the rules contradict changed; one action whose logged result the rules
+        agree with changed, of a team whose points are off; an action for an agent the log gives none."""
+        ls, lw = step_as_logged(server, written, acts, [list(r) for r in turn.res])
+        yield iter([_Candidate("log", ls, lw, None)])
+        changes = self._changes(server, turn, outs, points(self.after(rules)))
+        yield (self._changed(server, written, acts, change) for change in changes if change[0] != "insert")
+        agreed = self._agreed(server, turn, outs, points(self.after(rules)))
+        yield (self._changed(server, written, acts, change) for change in agreed)
+        inserts = self._changes(server, turn, outs, points(self.after(rules)))
+        yield (self._changed(server, written, acts, change) for change in inserts if change[0] == "insert")
+
+    @staticmethod
+    def _changed(server: Board, written: Board, acts: list[list[Action]],
+                 change: tuple[str, int, int, Action | None, int]) -> _Candidate:  # fmt: skip
+        label, p, k, alt, q = change
+        changed = [list(a) for a in acts]
+        if label == "retarget":
+            changed[p][k] = alt  # type: ignore[call-overload]
+        elif label == "drop":
+            del changed[p][k]
+        elif label == "relocate":
+            assert alt is not None
+            row = list(server.agents[q])
+            row[alt.agent_id] = (alt.x, alt.y)
+            agents = server.agents[:q] + (tuple(row),) + server.agents[q + 1:]
+            server, written = replace(server, agents=agents), replace(written, agents=agents)
+        else:
+            while len(changed) <= p:
+                changed.append([])
+            changed[p].append(alt)  # type: ignore[arg-type]
+        cs, cw, couts = step_both(server, written, changed)
+        return _Candidate(label, cs, cw, couts, (p, k, alt), q)
+
+    def _changes(self, board: Board, turn: Turn, outs: list[list[Outcome]],
+                 rules_pts: list[tuple[int, int]]) -> Iterator[tuple[str, int, int, Action | None, int]]:  # fmt: skip
+        """Single changes of the logged actions that might explain the log: first the actions whose
+        logged result the rules contradict (another target, or no action), then an action for an agent
+        the log gives none."""
+        for p, codes in enumerate(turn.res):
+            for k, res in enumerate(codes):
+                if res is None or p >= len(outs) or k >= len(outs[p]) or outs[p][k].res == res:
+                    continue
+                a = turn.actions[p][k]
+                yield from (("retarget", p, k, alt, p) for alt in self._alternatives(board, p, a.agent_id, a))
+                yield "drop", p, k, None, p
+                yield from (("relocate", p, k, at, p) for at in self._elsewhere(board, p, a.agent_id))
+                if outs[p][k].res == REVERT:  # sent back by an agent in the way: it may have stood elsewhere
+                    for q, row in enumerate(board.agents):
+                        for j, xy in enumerate(row):
+                            if xy == (a.x, a.y):
+                                yield from (("relocate", p, k, at, q) for at in self._elsewhere(board, q, j))
+        # agents the log gives no action: of the teams whose logged points the rules contradict first,
+        # placed ones first (8 neighbours each, not every cell); cells worth the missing wall points first
+        off = {p: lp[1] - rules_pts[p][1] for p, lp in enumerate(turn.points)
+               if lp is not None and p < len(rules_pts) and lp != rules_pts[p]}  # fmt: skip
+        idle = []
+        for p, row in enumerate(board.agents):
+            acted = {a.agent_id for a in (turn.actions[p] if p < len(turn.actions) else ())}
+            idle.extend((p not in off, row[i] == UNPLACED, p, i) for i in range(len(row)) if i not in acted)
+        for _fits, _unplaced, p, i in sorted(idle):
+            k = len(turn.actions[p]) if p < len(turn.actions) else 0
+            alts = self._alternatives(board, p, i, None)
+            if p in off:
+                alts.sort(key=lambda a: a.type == REMOVE or board.points[a.y * board.width + a.x] != off[p])
+            yield from (("insert", p, k, alt, p) for alt in alts)
+
+    def _agreed(self, board: Board, turn: Turn, outs: list[list[Outcome]],
+                rules_pts: list[tuple[int, int]]) -> Iterator[tuple[str, int, int, Action | None, int]]:  # fmt: skip
+        """Single changes of logged actions whose result the rules agree with, of the teams whose logged
+        points the rules contradict: another target (another kind too: a MOVE logged as a REMOVE of the
+        team's own wall succeeds all the same, only the points and the agent's next moves tell), or none."""
+        for p, lp in enumerate(turn.points):
+            if lp is None or p >= len(rules_pts) or lp == rules_pts[p] or p >= len(turn.res):
+                continue
+            for k, res in enumerate(turn.res[p]):
+                if res is None or p >= len(outs) or k >= len(outs[p]) or outs[p][k].res != res:
+                    continue
+                a = turn.actions[p][k]
+                yield from (("retarget", p, k, alt, p) for alt in self._alternatives(board, p, a.agent_id, a))
+                yield "drop", p, k, None, p
+
+    @staticmethod
+    def _elsewhere(board: Board, p: int, agent: int) -> list[Action]:
+        """Cells near a placed agent where it could stand unseen: its team's walls nobody stands on
+        (a MOVE onto its own wall changes no points); as an Action holding the cell."""
+        if p >= len(board.agents) or not 0 <= agent < len(board.agents[p]) or board.agents[p][agent] == UNPLACED:
+            return []
+        x, y = board.agents[p][agent]
+        taken = {xy for row in board.agents for xy in row}
+        near = [(x + dx, y + dy) for r in (1, 2) for dy in range(-r, r + 1) for dx in range(-r, r + 1)
+                if max(abs(dx), abs(dy)) == r]  # fmt: skip
+        return [Action(agent, MOVE, cx, cy) for cx, cy in near
+                if board.inside(cx, cy) and (cx, cy) not in taken and board.tile(cx, cy) == (WALL, p)]
+
+    @staticmethod
+    def _alternatives(board: Board, p: int, agent: int, logged: Action | None) -> list[Action]:
+        if p >= len(board.agents) or not 0 <= agent < len(board.agents[p]):
+            return []
+        x, y = board.agents[p][agent]
+        if (x, y) == UNPLACED:
+            cells = [(cx, cy) for cy in range(board.height) for cx in range(board.width)]
+            out = [Action(agent, PUT, cx, cy) for cx, cy in cells]
+        else:
+            cells = [(x + dx, y + dy) for dx, dy in NEIGHBOURS if board.inside(x + dx, y + dy)]
+            kinds = (MOVE, REMOVE) if logged is None or logged.type != REMOVE else (REMOVE, MOVE)
+            out = [Action(agent, kind, cx, cy) for kind in kinds for cx, cy in cells]
+        if logged is not None:  # the cells nearest the logged target first, the logged kind first
+            out.sort(key=lambda a: (a.type != logged.type, max(abs(a.x - logged.x), abs(a.y - logged.y))))
+        return [a for a in out if logged is None or a != logged]
+
+
 def _replay_v1(game: GameLog, judge: _Judge, summary: Summary) -> Iterator[TurnFrame]:
     start = initial_board(game)
     server, written = start, start
-    turns: list[tuple[Board, Board, list[list[Outcome]]]] = []
-    for turn in game.turns:
-        server, written, outcomes = step_both(server, written, [list(acts) for acts in turn.actions])
-        turns.append((server, written, outcomes))
-    server_pts = [tuple(points(s)) for s, _w, _o in turns]
-    written_pts_all = [tuple(points(w)) for _s, w, _o in turns]
+    rules_only: list[tuple[Board, Board, list[list[Outcome]]]] = []
+    server_pts: list[list[tuple[int, int]]] = []
+    written_pts_all: list[list[tuple[int, int]]] = []
+    for turn in game.turns:  # which fill wrote the log (the rules alone, without following the log)
+        server, written, outs = step_both(server, written, [list(acts) for acts in turn.actions])
+        rules_only.append((server, written, outs))
+        server_pts.append(points(server))
+        written_pts_all.append(points(written))
     shared = server_fill([t.points for t in game.turns], server_pts, written_pts_all)  # type: ignore[arg-type]
     summary.server_fill = shared
     departed = not shared  # the departure is the shared fill's; a log filled as written has none
+    follow = _Follower(game, shared)
+    server, written = start, start
     board = start
-    for t, (turn, (s_after, w_after, outcomes)) in enumerate(zip(game.turns, turns, strict=True), 1):
-        after, shadow = (s_after, w_after) if shared else (w_after, s_after)
-        after = s_after if shared else w_after
+    followed = False  # the replay has left the rules' own boards (then each turn is replayed anew)
+    for t, turn in enumerate(game.turns, 1):
+        rules, chosen = follow.take(t, server, written, None if followed else rules_only[t - 1])
+        followed = followed or chosen is not rules
+        after = follow.after(chosen)
         views, found = [], []
-        for p, outs in enumerate(outcomes):
+        rules_outs = rules.outcomes or []
+        for p, outs in enumerate(rules_outs):
             logged = turn.res[p] if p < len(turn.res) else ()
             for k, o in enumerate(outs):
                 res = logged[k] if k < len(logged) else None
-                view = ActionView(p, o.action, res, o.res, o.why)
+                m = chosen.index(p, k) if chosen.outcomes is not None else None
+                if m is not None and chosen.outcomes is not None and m < len(chosen.outcomes[p]):
+                    o = chosen.outcomes[p][m]
+                view = ActionView(p, turn.actions[p][k], res, o.res, o.why, forbidden=o.forbidden)
                 views.append(view)
-                v = judge.refused(t, view)
-                if v is not None:
-                    found.append(v)
+                found.extend(judge.refused(t, view))
                 if res is not None and res != o.res:
+                    note = ""
+                    if chosen.label == "log":
+                        note = "; the log's points and the turns after fit its results, so the replay follows the log"
+                    elif chosen.change is not None and chosen.change[:2] == (p, k):
+                        note = ("; the log's points and the turns after fit "
+                                + (f"{describe_action(chosen.change[2])} instead" if chosen.change[2] is not None
+                                   else "the turn without this action") + ", so the replay goes on from that")  # fmt: skip
                     found.append(judge.v(
                         "kakomimasu-result-code",
-                        f"turn {t}: {judge.name(p)} agent {o.action.agent_id} {describe_action(o.action)}: "
-                        f"logged {res} ({RESULTS.get(res, '?')}), the rules give {o.res} ({RESULTS[o.res]})",
+                        f"turn {t}: {judge.name(p)} agent {o.action.agent_id} {describe_action(view.action)}: "
+                        f"logged {res} ({RESULTS.get(res, '?')}), the rules give {o.res} ({RESULTS[o.res]}){note}",
                         t, p, expected=str(o.res), actual=str(res)))  # fmt: skip
-        pts = server_pts[t - 1] if shared else written_pts_all[t - 1]
+        pts = points(after)
+        rules_pts = points(follow.after(rules))
         for p, logged_pts in enumerate(turn.points):
             if logged_pts is not None and p < len(pts) and logged_pts != pts[p]:
                 found.append(judge.v(
@@ -213,7 +487,51 @@ def _replay_v1(game: GameLog, judge: _Judge, summary: Summary) -> Iterator[TurnF
                     f"turn {t}: {judge.name(p)} logged area {logged_pts[0]} + wall {logged_pts[1]}, "
                     f"the replay gives area {pts[p][0]} + wall {pts[p][1]}",
                     t, p, expected=f"{pts[p][0]} + {pts[p][1]}", actual=f"{logged_pts[0]} + {logged_pts[1]}"))  # fmt: skip
-        written_pts = written_pts_all[t - 1]
+        if chosen.label == "relocate" and chosen.change is not None and chosen.change[2] is not None and rules.outcomes:
+            p0, k0, at = chosen.change
+            ro, res0, q = rules.outcomes[p0][k0], turn.res[p0][k0], chosen.mover
+            mover = "the agent" if (q, at.agent_id) == (p0, ro.action.agent_id) else \
+                f"{judge.name(q)} agent {at.agent_id}"  # fmt: skip
+            found.append(judge.v(
+                "kakomimasu-result-code",
+                f"turn {t}: {judge.name(p0)} agent {ro.action.agent_id} {describe_action(ro.action)}: logged {res0} "
+                f"({RESULTS.get(res0, '?') if res0 is not None else '?'}), the rules give {ro.res} ({RESULTS[ro.res]}"
+                f"{': ' + ro.why if ro.why else ''}) with {mover} at {board.agents[q][at.agent_id]}; the log's points "
+                f"and the turns after fit {mover} standing at ({at.x}, {at.y}), its team's wall (a move the log does "
+                "not hold), so the replay goes on from that",
+                t, p0, expected=str(ro.res), actual=str(res0)))  # fmt: skip
+        if chosen.label in ("retarget", "drop") and chosen.change is not None and rules.outcomes:
+            p0, k0, alt = chosen.change
+            res0, ro = turn.res[p0][k0], rules.outcomes[p0][k0]
+            off = [p for p, lp in enumerate(turn.points) if lp is not None and p < len(rules_pts) and lp != rules_pts[p]]
+            if (res0 is None or res0 == ro.res) and off:  # no result-code finding names the change: the points do
+                p = p0 if p0 in off else off[0]
+                lp = turn.points[p] or (0, 0)
+                logged = f"{judge.name(p0)} agent {ro.action.agent_id} {describe_action(ro.action)}"
+                fit = f"the turn without {logged}"
+                if alt is not None:
+                    fit = f"{judge.name(p0)} agent {alt.agent_id} {describe_action(alt)} instead of the logged " \
+                        f"{describe_action(ro.action)}"  # fmt: skip
+                found.append(judge.v(
+                    "kakomimasu-points",
+                    f"turn {t}: {judge.name(p)} logged area {lp[0]} + wall {lp[1]}, the logged actions give area "
+                    f"{rules_pts[p][0]} + wall {rules_pts[p][1]}; the log's points and the turns after fit {fit} "
+                    f"(logged {res0 if res0 is not None else '?'}, as the rules give it), "
+                    "so the replay goes on from that",
+                    t, p, expected=f"{rules_pts[p][0]} + {rules_pts[p][1]}", actual=f"{lp[0]} + {lp[1]}"))  # fmt: skip
+        if chosen.label == "insert" and chosen.change is not None and chosen.change[2] is not None:
+            p0, _k, alt = chosen.change
+            off = [p for p, lp in enumerate(turn.points) if lp is not None and p < len(rules_pts) and lp != rules_pts[p]]
+            p = off[0] if off else p0
+            lp = turn.points[p] or (0, 0)
+            found.append(judge.v(
+                "kakomimasu-points",
+                f"turn {t}: {judge.name(p)} logged area {lp[0]} + wall {lp[1]}, the logged actions give area "
+                f"{rules_pts[p][0]} + wall {rules_pts[p][1]}; the log's points and the turns after fit "
+                f"{judge.name(p0)} agent {alt.agent_id} {describe_action(alt)}, an action the log does not hold, "
+                "so the replay goes on from that",
+                t, p, expected=f"{rules_pts[p][0]} + {rules_pts[p][1]}", actual=f"{lp[0]} + {lp[1]}"))  # fmt: skip
+        written_pts = points(chosen.written)
         if not departed and written_pts != pts:
             departed = True
             found.append(judge.v(
@@ -222,11 +540,13 @@ def _replay_v1(game: GameLog, judge: _Judge, summary: Summary) -> Iterator[TurnF
                 f"{_points_text(judge, written_pts)}; the server's engine gives {_points_text(judge, pts)} "
                 "(cells never walled share one owner in its area fill)",
                 t, expected=_points_text(judge, written_pts), actual=_points_text(judge, pts)))  # fmt: skip
-        yield TurnFrame(t, board, after, tuple(views), pts, turn.points, tuple(found))
+        yield TurnFrame(t, board, after, tuple(views), tuple(pts), turn.points, tuple(found),
+                        resync="" if chosen is rules else chosen.label)  # fmt: skip
+        server, written = chosen.server, chosen.written
         board = after
     summary.turns = len(game.turns)
     summary.final = board
-    summary.written_rules_points = tuple(points(turns[-1][1] if turns else start))
+    summary.written_rules_points = tuple(points(written))
     summary.end_violations = _end_checks(game, judge, board)
 
 
@@ -259,7 +579,8 @@ def _end_checks(game: GameLog, judge: _Judge, board: Board) -> list[Violation]:
                                    f"the replay gives {pts[p][0]} + {pts[p][1]}",
                                    t, p, expected=f"{pts[p][0]} + {pts[p][1]}", actual=f"{logged[0]} + {logged[1]}"))  # fmt: skip
     n = len(game.turns)
-    if game.status == "ended" and game.total_turn is not None and n != game.total_turn:
+    told = any(note.code == "kakomimasu-turns" for note in game.notes)  # the extra turns are reported already
+    if game.status == "ended" and game.total_turn is not None and n != game.total_turn and not told:
         out.append(judge.v("kakomimasu-turns", f"the game ended with {n} logged turns of {game.total_turn}", t,
                            expected=str(game.total_turn), actual=str(n)))  # fmt: skip
     return out

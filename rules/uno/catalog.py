@@ -72,10 +72,10 @@ CHECKS: dict[str, Check] = {
         # ---- consistency: the log against the replayed board
         Check("snapshot-mismatch", _C, ERROR, "desk snapshot differs from the replayed board", "Dealer deskLog; digest Appendix A"),
         Check("next-player-contents", _C, ERROR, "next-player payload differs from the replayed board", "Dealer nextPlayerAction"),
-        Check("echo-fields", _C, WARNING, "number_turn_play of an action differs from the current turn", "Dealer handlers"),
+        Check("echo-fields", _C, WARNING, "a field the dealer echoes (turn or round number, actor, drawn card, pointer) differs from the replay", "Dealer handlers; docs/rules/algori-fields.md"),
         Check("event-sequence", _C, ERROR, "events out of the dealer's order, or gaps", "Digest Appendix A sequences"),
         Check("finish-hands", _C, ERROR, "finish-turn hands differ from the replayed hands", "Dealer turnEnd"),
-        Check("conservation", _C, ERROR, "cards are not conserved (hands + piles != deck)", "Contest rules カードの種類 (112 枚)"),
+        Check("conservation", _C, ERROR, "cards are not conserved (hands + piles != deck, or a card in play more often than the deck holds it)", "Contest rules カードの種類 (112 枚)"),
         Check("cards-played-counter", _C, WARNING, "number_card_play differs from the replayed counter", "Dealer counters (digest X21)"),
     ]
 }

@@ -25,6 +25,7 @@ from rules.uno import verdicts as V
 from rules.uno.catalog import CHECKS, ERROR_TO_CODE
 from rules.uno.cards import Card
 from rules.uno.state import HAND_CAP, GameState, hand_points, playable
+from rules.uno.timing import LIMIT_MS, TOLERANCE_MS
 from rules.uno.transitions import NO_TURN_EFFECT, expected_next, is_dealer_color_line
 
 NO_PROGRESS_LIMIT = 40
@@ -74,11 +75,20 @@ class Judge:
         self.exhausted_round: int | None = None
         self.awaiting: tuple[type, str, int] | None = None  # the line the dealer writes next, in the same step
         self.prev_kind: str | None = None
+        self.rules_turn: str | None = None  # the rules' player when the last next-player named another seat
+        self.turn_given_at: int | None = None  # the last next-player's timestamp
         self.out: list[Violation] = []
         self.before: GameState | None = None
         from rules.uno.consistency import HandMatcher
 
         self.matcher = HandMatcher()
+        self.clock: Any = None  # the replay's timing.Clock: what the log proves about a timeout
+        # After a counter differs the state follows the log; the replay's own count stays a second
+        # hypothesis until the next hand-over (own = log + offset), so a one-off wrong field is
+        # reported once and a lost line's shifted count is adopted, both without a run of findings.
+        self.turn_alt: int | None = None
+        self.cards_alt: int | None = None
+        self.bind_fresh = False  # the line before was the white wild that bound the next player
 
     def new_deal(self, seq: int, round_no: int | None) -> None:
         """A new round is dealt: forget what only mattered to the rounds before it.
@@ -118,12 +128,64 @@ class Judge:
         fn = _DISPATCH.get(type(ev))
         if fn is not None:
             fn(self, b, ev, a)
-        if isinstance(ev, (E.PlayCard, E.PlayDrawCard, E.ColorOfWild, E.SpecialLogic)) and ev.turn_no is not None \
-                and b.in_round and ev.turn_no != b.turn_no and not (isinstance(ev, E.ColorOfWild) and is_dealer_color_line(b, ev)):  # fmt: skip
+        if isinstance(ev, TURN_ECHOES) and ev.turn_no is not None and b.in_round and b.turn_no > 0 \
+                and not self._same_turn(ev.turn_no, b) \
+                and not (isinstance(ev, E.ColorOfWild) and is_dealer_color_line(b, ev)):  # fmt: skip
             self.v("echo-fields", ev, f"{ev.kind} carries number_turn_play {ev.turn_no}, the current turn is {b.turn_no}",
                    expected=b.turn_no, actual=ev.turn_no)  # fmt: skip
+        self._echoes(b, ev, a)
+        self.bind_fresh = isinstance(ev, (E.PlayCard, E.PlayDrawCard)) and a.cards_played == b.cards_played + 1 \
+            and a.top is not None and a.top.special == "white_wild"  # fmt: skip
         self._uno_windows(ev, a)
         return self.out
+
+    def _same_turn(self, turn_no: int, b: GameState) -> bool:
+        """``turn_no`` is the current turn, by the log's count or (after a difference) the replay's own."""
+        return turn_no == b.turn_no or (self.turn_alt is not None and turn_no == b.turn_no + self.turn_alt)
+
+    def _echoes(self, b: GameState, ev: E.Event, a: GameState) -> None:
+        """Dealer-written fields no event handler compares: round number, the dealer's empty actor,
+        actors and cards the dealer echoes, draw-desk and pointing data (docs/rules/algori-fields.md)."""
+        if b.in_round and b.round_no > 0 and ev.round_no is not None and ev.round_no != b.round_no \
+                and not isinstance(ev, E.FirstPlayer):  # fmt: skip
+            self.v("echo-fields", ev, f"{ev.kind} carries round (turn) {ev.round_no}, the current round is {b.round_no}",
+                   expected=b.round_no, actual=ev.round_no)  # fmt: skip
+        if isinstance(ev, DEALER_LINES) and ev.player is not None:
+            self.v("echo-fields", ev, f"{ev.kind} is a dealer line but names player {ev.player!r} (the dealer writes \"\")",
+                   expected="", actual=ev.player, player=None)  # fmt: skip
+        if isinstance(ev, E.DrawCard):
+            if type(ev.before_n) is int and ev.before_n != b.draw_pile and ev.player is not None:
+                self.v("snapshot-mismatch", ev, f"draw_desk.before {ev.before_n}, replayed draw pile {b.draw_pile}",
+                       expected=b.draw_pile, actual=ev.before_n)  # fmt: skip
+            shown = E.card_of(ev.before_card)
+            if ev.before_card is not None and ev.can_play is True and ev.cards and shown != ev.cards[0]:
+                self.v("echo-fields", ev, f"draw-card before_card {_raw(ev.before_card)}, the playable drawn card is "
+                       f"{ev.cards[0]}", expected=ev.cards[0], actual=_raw(ev.before_card))  # fmt: skip
+        elif isinstance(ev, E.PlayDrawCard):
+            if ev.card_raw is not None and b.drawn_card is not None and ev.card != b.drawn_card:
+                self.v("echo-fields", ev, f"play-draw-card card_play {_raw(ev.card_raw)}, the drawn card is "
+                       f"{b.drawn_card}", expected=b.drawn_card, actual=_raw(ev.card_raw))  # fmt: skip
+        elif isinstance(ev, E.PointedNotSayUno):
+            if ev.pointer is not None and ev.pointer != ev.player:
+                self.v("echo-fields", ev, f"pointed-not-say-uno pointer {_raw(ev.pointer)}, sent by {ev.player}",
+                       expected=ev.player, actual=_raw(ev.pointer))  # fmt: skip
+            t = ev.target
+            if isinstance(t, str) and t in b.seats:
+                diffs = []
+                if isinstance(ev.have_say_uno, bool) and ev.have_say_uno != b.yell.get(t, False):
+                    diffs.append(("have_say_uno", str(b.yell.get(t, False)).lower(), str(ev.have_say_uno).lower()))
+                if Counter(ev.hand) != Counter(b.hand(t)):
+                    diffs.append(("card_of_player", _cards(b.hand(t)), _cards(ev.hand)))
+                if diffs:
+                    self.v("snapshot-mismatch", ev, f"pointed-not-say-uno shows {t}'s " + ", ".join(d[0] for d in diffs)
+                           + " unlike the replayed board", expected="; ".join(f"{k}={e}" for k, e, _ in diffs),
+                           actual="; ".join(f"{k}={x}" for k, _, x in diffs), player=t)  # fmt: skip
+        elif isinstance(ev, (E.ColorChangeRequest, E.ShuffleWild)):
+            who = ev.chooser if isinstance(ev, E.ColorChangeRequest) else ev.shuffler
+            if b.chooser is not None and who is not None and who != b.chooser:
+                what = "asks" if isinstance(ev, E.ColorChangeRequest) else "names as the shuffler"
+                self.v("echo-fields", ev, f"{ev.kind} {what} {who}, but {b.chooser} played the card that asks for a "
+                       "colour", expected=b.chooser, actual=who, player=b.chooser)  # fmt: skip
 
     def _sequence(self, b: GameState, ev: E.Event, a: GameState) -> None:
         """Lines the dealer writes together, in one processing step (rules digest Appendix A)."""
@@ -152,6 +214,19 @@ class Judge:
     def _judge_action(self, b: GameState, ev: Any, expected: str | None, what: str) -> None:
         """Compare the rules' verdict on an action with the dealer's (``ev.rejected``)."""
         actual = ev.rejected
+        wrong_seat = getattr(ev, "misdirected", None)
+        if actual is not None and wrong_seat is not None:
+            # the dealer refused this action but penalised another player: the actor's own line proves
+            # the actor's foul (if any), the penalised player did nothing the log shows
+            self.explained.add(ev.penalty_seq)
+            if expected is not None:
+                self.v(ERROR_TO_CODE.get(expected, "turn-owner"), ev, f"{what}: {expected} (the dealer penalised "
+                       f"{wrong_seat} instead)", expected=expected, actual=f"{actual} on {wrong_seat}")  # fmt: skip
+            self.v("penalty-unjustified", ev, f"{what}: the dealer answered '{actual}' but penalised {wrong_seat}, "
+                   f"not the sender {ev.player} — not {wrong_seat}'s fault", player=wrong_seat,
+                   expected=f"{expected or 'no penalty'} on {ev.player}", actual=f"{actual} on {wrong_seat}",
+                   seq=ev.penalty_seq, penalty_seq=ev.penalty_seq)  # fmt: skip
+            return
         if actual is not None:
             self.explained.add(ev.penalty_seq)
             if expected is None:
@@ -167,6 +242,18 @@ class Judge:
         if expected is None:
             return
         silent = len(b.hand(ev.player)) == HAND_CAP and expected not in NO_TURN_EFFECT - {"Next player invalid."}
+        earlier = type(ev.date_ms) is int and type(self.turn_given_at) is int and ev.date_ms < self.turn_given_at
+        if expected == "Next player invalid." and not silent and (ev.player == self.rules_turn or earlier):
+            # The dealer handed the turn to the wrong seat (a next-seat finding) and then accepted the action of
+            # the player the rules give the turn to, or the action is timed before the hand-over it is judged
+            # against (lines out of order): the log does not prove the sender acted out of turn; the referee's
+            # records contradict each other (docs/rules/algori-uno.md "Who is blamed").
+            why = "whose turn it is by the rules" if ev.player == self.rules_turn else \
+                "written before the next-player it follows"  # fmt: skip
+            self.v("missing-penalty", ev, f"{what}: accepted from {ev.player} ({why}), although the dealer's "
+                   f"next-player named {b.to_act}: the dealer's records contradict each other (not counted against "
+                   f"{ev.player})", expected=expected, actual="accepted")  # fmt: skip
+            return
         note = " (refused without a penalty line: the hand already holds 25 cards)" if silent else ""
         self.v(ERROR_TO_CODE.get(expected, "turn-owner"), ev, f"{what}: {expected}{note}", expected=expected,
                actual="no penalty line" if silent else "accepted")  # fmt: skip
@@ -210,12 +297,20 @@ class Judge:
 
     def next_player(self, b: GameState, ev: E.NextPlayer, a: GameState) -> None:
         expected, expected_turn, why = expected_next(b)
+        self.rules_turn = expected if expected is not None and ev.next_player != expected else None
+        self.turn_given_at = ev.date_ms
         if expected is not None and ev.next_player != expected:
             self.v("next-seat", ev, f"turn given to {ev.next_player}, the rules give it to {expected} ({why})",
                    player=ev.next_player, expected=expected, actual=ev.next_player)  # fmt: skip
         if ev.turn_no is not None and ev.turn_no != expected_turn:
-            self.v("turn-counter", ev, f"number_turn_play {ev.turn_no}, expected {expected_turn}",
-                   expected=expected_turn, actual=ev.turn_no, player=ev.next_player)  # fmt: skip
+            if self.turn_alt is None or ev.turn_no != expected_turn + self.turn_alt:
+                self.v("turn-counter", ev, f"number_turn_play {ev.turn_no}, expected {expected_turn}",
+                       expected=expected_turn, actual=ev.turn_no, player=ev.next_player)  # fmt: skip
+                self.turn_alt = expected_turn - ev.turn_no  # the state follows the log (hand_over)
+            else:
+                self.turn_alt = None  # the line before was the odd one: back on the replay's count
+        elif ev.turn_no is not None:
+            self.turn_alt = None
         diffs = []
         if ev.before_player is not None and b.prev_actor is not None and ev.before_player != b.prev_actor:
             diffs.append(("before_player", b.prev_actor, ev.before_player))
@@ -232,6 +327,9 @@ class Judge:
             diffs.append(("turn_right", a.direction, ev.turn_right))
         if isinstance(ev.must_call_draw_card, bool) and ev.must_call_draw_card != a.owes_draw:
             diffs.append(("must_call_draw_card", a.owes_draw, ev.must_call_draw_card))
+        reason = self._next_draw_reason(b, ev.next_player)
+        if isinstance(ev.draw_reason, str) and ev.draw_reason != reason:
+            diffs.append(("draw_reason", reason, ev.draw_reason))
         if diffs:
             self.v("next-player-contents", ev, "next-player payload differs in " + ", ".join(d[0] for d in diffs),
                    expected="; ".join(f"{k}={e}" for k, e, _ in diffs),
@@ -242,9 +340,25 @@ class Judge:
                    f"{a.discard} discard: the rules end it here, the dealer only when a draw comes up short",
                    expected="round ends", actual="round continues", player=ev.next_player)  # fmt: skip
         if type(ev.number_card_play) is int and ev.number_card_play != b.cards_played:
-            self.v("cards-played-counter", ev, f"number_card_play {ev.number_card_play}, replayed {b.cards_played}",
-                   expected=b.cards_played, actual=ev.number_card_play, player=ev.next_player)  # fmt: skip
+            if self.cards_alt is None or ev.number_card_play != b.cards_played + self.cards_alt:
+                self.v("cards-played-counter", ev, f"number_card_play {ev.number_card_play}, replayed {b.cards_played}",
+                       expected=b.cards_played, actual=ev.number_card_play, player=ev.next_player)  # fmt: skip
+                self.cards_alt = b.cards_played - ev.number_card_play  # the state follows the log (transitions._next)
+            else:
+                self.cards_alt = None
+        elif type(ev.number_card_play) is int:
+            self.cards_alt = None
         self._conservation(ev, a)
+
+    def _next_draw_reason(self, b: GameState, nxt: Any) -> str:
+        """next-player's draw_reason, computed as the dealer does from the state before the hand-over
+        (digest §3.7): a bind label only on the turn right after the white wild (later bound turns
+        say ``nothing``), else the pending draw's card, else ``nothing``."""
+        if (b.owes_draw or self.bind_fresh) and b.bind.get(nxt, 0) > 0:
+            return b.white_wild or "skip_bind_2"
+        if b.owes_draw and b.pending > 0 and b.top is not None and b.top.special in ("draw_2", "wild_draw_4"):
+            return b.top.special
+        return "nothing"
 
     def play_card(self, b: GameState, ev: E.PlayCard, a: GameState) -> None:
         expected = V.play_card(b, ev)
@@ -303,7 +417,7 @@ class Judge:
             nxt = b.next_of(p, not b.direction)
         else:
             nxt = b.next_of(p)
-        if ev.next_player != nxt or (skip is not None and ev.skip_player != skip):
+        if ev.next_player != nxt or ev.skip_player != skip:
             self.v("predicted-next", ev, f"{ev.kind} predicts next {ev.next_player}/skip {ev.skip_player}, "
                    f"the rules give {nxt}/{skip}", expected=f"{nxt}/{skip}",
                    actual=f"{ev.next_player}/{ev.skip_player}")  # fmt: skip
@@ -400,8 +514,26 @@ class Judge:
         expected = V.pointing(b, ev)
         target = ev.target
         what = f"pointed-not-say-uno at {_raw(target)}"
+        # who drew the "Did not say uno." penalty right after this line, if anyone
+        penalised = target if ev.succeeded else ev.misdirected
         if expected in E.POINT_ERRORS or ev.rejected is not None:
+            if penalised is not None and penalised == ev.player:
+                # the pointer's own line proves the invalid pointing; only the penalty text is wrong
+                self._judge_action(b, E._replace(ev, rejected="Did not say uno.", misdirected=None), expected, what)
+                return
             self._judge_action(b, ev, expected if expected in E.POINT_ERRORS else None, what)
+            if penalised is not None:
+                self._uno_penalty_contradicted(ev, penalised, f"{what}: 'Did not say uno.' on {penalised}, but the "
+                                               f"pointing itself is invalid ({expected})", expected)  # fmt: skip
+            return
+        if expected == "Did not say uno." and ev.misdirected is not None:
+            # a valid pointing: the target's own play line proves the miss, the penalty went to the wrong seat
+            play_seq, rnd, turn = self.unyelled.pop(target, (ev.seq, ev.round_no, ev.turn_no))
+            self.v("uno-call-missed", ev, f"{target} went down to one card without yelling UNO; caught by "
+                   f"{ev.player} (the dealer penalised {ev.misdirected} instead)", player=target, seq=play_seq,
+                   severity=ERROR, expected="yell_uno true", actual="yell_uno false")  # fmt: skip
+            self._uno_penalty_contradicted(ev, ev.misdirected, f"{what}: {target} did not yell, but the penalty went "
+                                           f"to {ev.misdirected}", f"Did not say uno. on {target}")  # fmt: skip
             return
         if expected == "Did not say uno.":
             if ev.succeeded:
@@ -423,10 +555,15 @@ class Judge:
                    "played a card since — the rules' window is open until the next card is played; the dealer's "
                    "closed at the next turn-ending step", player=target, expected="Did not say uno.",
                    actual="Out of target.")  # fmt: skip
-        if ev.succeeded:
-            self.explained.add(ev.penalty_seq)
-            self.v("uno-pointing-outcome", ev, f"{what}: penalty on {target} although the target {why}",
-                   expected="no penalty", actual="Did not say uno.", penalty_seq=ev.penalty_seq, player=target)  # fmt: skip
+        if penalised is not None:
+            self._uno_penalty_contradicted(ev, penalised, f"{what}: penalty on {penalised} although the target {why}",
+                                           "no penalty")  # fmt: skip
+
+    def _uno_penalty_contradicted(self, ev: E.PointedNotSayUno, penalised: str, message: str, expected: str) -> None:
+        """A "Did not say uno." the log does not justify: the referee's fault, never the penalised player's."""
+        self.explained.add(ev.penalty_seq)
+        self.v("uno-pointing-outcome", ev, message, expected=expected, actual=f"Did not say uno. on {penalised}",
+               penalty_seq=ev.penalty_seq, player=penalised)  # fmt: skip
 
     def special_logic(self, b: GameState, ev: E.SpecialLogic, a: GameState) -> None:
         expected = V.special_logic(b, ev)
@@ -448,12 +585,15 @@ class Judge:
             if a.top is not None and ev.color_raw != b.top.color if b.top is not None else False:
                 self.v("event-sequence", ev, f"dealer colour line says {ev.color_raw}, the wild was given {b.top.color}",
                        expected=b.top.color if b.top else None, actual=ev.color_raw)  # fmt: skip
+            if ev.player != b.color_echo:
+                self.v("echo-fields", ev, f"the dealer's colour line names {ev.player}, the wild was played by "
+                       f"{b.color_echo}", expected=b.color_echo, actual=ev.player, player=b.color_echo)  # fmt: skip
             return
         expected = V.color_of_wild(b, ev)
         self._judge_action(b, ev, expected, f"color-of-wild {_raw(ev.color_raw)} (top {b.top})")
 
     def shuffle(self, b: GameState, ev: E.ShuffleWild, a: GameState) -> None:
-        shuffler = ev.shuffler
+        shuffler = b.chooser if b.chooser in b.seats else ev.shuffler  # a wrong `player` echo is reported apart
         if shuffler not in b.seats:
             return
         excluded = shuffler if not b.hand(shuffler) else None
@@ -502,27 +642,60 @@ class Judge:
             return
         self.explained.add(ev.seq)
         code = ERROR_TO_CODE.get(err)
+        # A player-rule finding needs the log to prove the foul; a penalty the log contradicts (wrong
+        # player, too early, a cause the board rules out) is the referee's fault (docs: "Who is blamed").
         if err in ("timeout", "color-of-wild timeout"):
             waiting = b.chooser if err == "color-of-wild timeout" else b.to_act
+            if victim != waiting:
+                self.v("timeout-effects", ev, f"{err} given to {victim}, but {waiting} was to act (not "
+                       f"{victim}'s fault)", player=victim, expected=waiting, actual=victim, penalty_seq=ev.seq)  # fmt: skip
+                return
+            clock = self.clock.timeout_gap(ev) if self.clock is not None else None
+            if clock is not None and clock[2] is None and clock[0] < LIMIT_MS - TOLERANCE_MS:
+                self.v("penalty-unjustified", ev, f"'{err}' for {victim} written {clock[0]} ms after {victim}'s clock "
+                       f"started (seq {clock[1]}): the log shows the 5 s were not up — the referee's fault, not "
+                       f"{victim}'s", player=victim, expected=f"no penalty before {LIMIT_MS} ms",
+                       actual=f"{err} after {clock[0]} ms", penalty_seq=ev.seq)  # fmt: skip
+                return
+            if clock is not None and clock[2] is not None and clock[0] <= LIMIT_MS + TOLERANCE_MS:
+                self.v("penalty-unjustified", ev, f"'{err}' for {victim}, who acted {clock[0]} ms after the clock "
+                       f"started (seq {clock[1]}; the action at seq {clock[2]}): the log shows an action within 5 s — "
+                       f"the referee's fault, not {victim}'s", player=victim, expected="no timeout",
+                       actual=f"{err} after an action at {clock[0]} ms", penalty_seq=ev.seq)  # fmt: skip
+                return
+            # proven by the clock (>= 5 s since the hand-over), or undecidable (no timestamps): the player's
             self.v("response-time", ev, f"{victim} did not act within 5 s ({err})", player=victim,
                    expected="an action within 5 s", actual=err, penalty_seq=ev.seq)  # fmt: skip
-            if victim != waiting:
-                self.v("timeout-effects", ev, f"{err} given to {victim}, but {waiting} was to act", player=victim,
-                       expected=waiting, actual=victim, penalty_seq=ev.seq)  # fmt: skip
             return
         if err == "Did not say uno.":
+            self.v("event-sequence", ev, "'Did not say uno.' without a pointed-not-say-uno line before it", player=victim)
+            if victim not in self.unyelled and (len(b.hand(victim)) != 1 or b.yell.get(victim, False)):
+                self.v("penalty-unjustified", ev, f"'Did not say uno.' for {victim}, who "
+                       f"{'yelled UNO' if b.yell.get(victim, False) else f'holds {hand} card(s)'}: the log rules the "
+                       f"miss out — the referee's fault, not {victim}'s", player=victim, expected="no penalty",
+                       actual=err, penalty_seq=ev.seq)  # fmt: skip
+                return
             play_seq, _, _ = self.unyelled.pop(victim, (ev.seq, None, None))
             self.v("uno-call-missed", ev, f"{victim} penalised for not yelling UNO (no pointing line before it)",
                    player=victim, seq=play_seq, penalty_seq=ev.seq, severity=ERROR)  # fmt: skip
-            self.v("event-sequence", ev, "'Did not say uno.' without a pointed-not-say-uno line before it", player=victim)
             return
+        if err == "Next player invalid." or code == "challenge-eligible":
+            # out-of-turn draws / challenges and invalid challenges leave only the penalty line: it is the
+            # proof, unless the dealer's own board on that line shows the cards went to someone else
+            if self._desk_disowns(ev, b):
+                self.v("penalty-unjustified", ev, f"'{err}' names {victim}, but the dealer's desk on the same line "
+                       f"shows {victim}'s hand without the {n} penalty card(s): not {victim}'s fault", player=victim,
+                       expected=f"{victim} holds {hand + n} card(s)", actual=f"{victim} holds {hand}",
+                       penalty_seq=ev.seq)  # fmt: skip
+                return
         if err == "Next player invalid.":
+            if victim == b.to_act:
+                self.v("penalty-unjustified", ev, f"'Next player invalid.' for {victim}, who was to act (not "
+                       f"{victim}'s fault)", player=victim, expected="no penalty", actual=err, penalty_seq=ev.seq)  # fmt: skip
+                return
             self.v("turn-owner", ev, f"{victim} sent draw-card or challenge out of turn ({b.to_act} was to act; "
                    "the dealer logs only the penalty)", player=victim, expected=b.to_act, actual=victim,
                    penalty_seq=ev.seq)  # fmt: skip
-            if victim == b.to_act:
-                self.v("penalty-unjustified", ev, f"'Next player invalid.' for {victim}, who was to act", player=victim,
-                       expected="no penalty", actual=err, penalty_seq=ev.seq)  # fmt: skip
             return
         if code == "challenge-eligible":
             live = victim == b.to_act and b.top is not None and b.top.special == "wild_draw_4" and b.pending > 0 \
@@ -530,6 +703,11 @@ class Judge:
             why = ("no live wild draw 4 to challenge" if not (b.top and b.top.special == "wild_draw_4" and b.pending)
                    else "bound by a white wild" if b.bind.get(victim, 0) else "not to act" if victim != b.to_act
                    else "invalid is_challenge")  # fmt: skip
+            if err == "Can not challenge." and live:  # the board rules out the cause: not the player's foul
+                self.v("penalty-unjustified", ev, f"'Can not challenge.' for {victim}, who could challenge (not "
+                       f"{victim}'s fault)", player=victim, expected="challenge allowed", actual=err,
+                       penalty_seq=ev.seq)  # fmt: skip
+                return
             self.v(code, ev, f"{victim}: illegal challenge ({err}: {why}; the dealer logs only the penalty)",
                    player=victim, expected=why, actual=err, penalty_seq=ev.seq)  # fmt: skip
             wd4_live = b.top is not None and b.top.special == "wild_draw_4" and b.pending > 0
@@ -538,13 +716,22 @@ class Judge:
                        f"of {b.prev_actor}: the rules let the next player challenge, the dealer refuses it with a "
                        "penalty and the draw of 4", player=victim, expected="challenge judged",
                        actual="Can not challenge.", penalty_seq=ev.seq)  # fmt: skip
-            if err == "Can not challenge." and live:
-                self.v("penalty-unjustified", ev, f"'Can not challenge.' for {victim}, who could challenge",
-                       player=victim, expected="challenge allowed", actual=err, penalty_seq=ev.seq)  # fmt: skip
             return
-        self.v(code or "turn-owner", ev, f"{victim} penalised '{err}' without the action line before it",
-               player=victim, actual=err, penalty_seq=ev.seq)  # fmt: skip
+        # An action error whose action line is not right before it: the dealer writes that line before
+        # judging it, so the log does not show this player's foul (a misdirected penalty, or a lost line).
         self.v("event-sequence", ev, f"penalty '{err}' does not follow the action it answers", player=victim)
+        self.v("penalty-unjustified", ev, f"{victim} penalised '{err}' without an action line of {victim} before it: "
+               f"the log does not show the foul — not {victim}'s fault", player=victim, expected=f"a line of {victim} "
+               f"that draws '{err}'", actual=err, penalty_seq=ev.seq)  # fmt: skip
+
+    @staticmethod
+    def _desk_disowns(ev: E.Penalty, b: GameState) -> bool:
+        """The penalty line's desk (the board after the penalty cards) shows the victim's hand unchanged."""
+        hands = ev.desk.get("card_of_player") if isinstance(ev.desk, dict) else None
+        raw = hands.get(ev.victim) if isinstance(hands, dict) else None
+        if not ev.cards or not isinstance(raw, list):
+            return False
+        return Counter(E.cards_of(raw)) == Counter(b.hand(ev.victim))
 
     def finish_turn(self, b: GameState, ev: E.FinishTurn, a: GameState) -> None:
         empty = [p for p in b.seats if not b.hand(p)]
@@ -642,6 +829,13 @@ def round_scores(s: GameState, winner: str | None) -> dict[str, int]:
     out[winner] = sum(v for p, v in points.items() if p != winner)
     return out
 
+
+#: Lines whose number_turn_play is the current turn (the dealer's colour line after a play-draw-card aside).
+TURN_ECHOES = (E.PlayCard, E.PlayDrawCard, E.ColorOfWild, E.SpecialLogic, E.DrawCard, E.Challenge, E.PublicCard,
+               E.ColorChangeRequest, E.ShuffleWild, E.Penalty, E.FinishTurn)  # fmt: skip
+#: Lines the dealer writes on its own account: ``player`` is "".
+DEALER_LINES = (E.FirstPlayer, E.NextPlayer, E.ColorChangeRequest, E.ShuffleWild, E.PublicCard, E.Penalty,
+                E.FinishTurn, E.FinishGame)  # fmt: skip
 
 _DISPATCH: dict[type, Any] = {
     E.FirstPlayer: Judge.first_player,

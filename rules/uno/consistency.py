@@ -52,7 +52,9 @@ def expected_view(before: GameState, after: GameState, ev: E.Event) -> View | No
         return _view(PRE, before)
     if isinstance(ev, E.FirstPlayer):
         return _view(POST, after, direction=True)
-    if isinstance(ev, (E.JoinRoom, E.Disconnect, E.FinishGame, E.Unknown)):
+    if isinstance(ev, E.FinishGame):
+        return _view(POST, after) if after.seats else None  # the last round's final board
+    if isinstance(ev, (E.JoinRoom, E.Disconnect, E.Unknown)):
         return None
     if isinstance(ev, E.Penalty):
         # Written after the penalty cards, before the turn passes.  A colour choice refused by
@@ -73,11 +75,12 @@ def _hybrid(s: GameState, ev: E.PlayCard | E.PlayDrawCard) -> View:
     p = ev.player
     hands = dict(s.hands)
     loose = None
-    card = ev.card
+    card = s.drawn_card if isinstance(ev, E.PlayDrawCard) and s.drawn_card is not None else ev.card
     # a declined play-draw-card shows the hand whole; any other shows it one card short
     p_hand_kept = isinstance(ev, E.PlayDrawCard) and not truthy(ev.is_play_raw)
     if p in hands and not p_hand_kept:
-        rest = remove_card(hands[p], card) if card is not None and _verbatim(ev.card_raw) else None
+        drawn = isinstance(ev, E.PlayDrawCard) and s.drawn_card is not None  # the dealer's own card_play
+        rest = remove_card(hands[p], card) if card is not None and (drawn or _verbatim(ev.card_raw)) else None
         if rest is None:
             loose = p
         else:

@@ -139,6 +139,7 @@ class CardAction(Event):
     skip_player: Any = None
     rejected: str | None = None  # the dealer's penalty text when it refused the action
     penalty_seq: int | None = None
+    misdirected: str | None = None  # that penalty names another player (the refusal is the actor's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +161,7 @@ class DrawCard(Event):
     before_n: Any = None
     after_n: Any = None
     draw_reason: Any = None
+    before_card: Any = None  # raw; the drawn card when can_play_draw_card is true
     kind = "draw-card"
 
 
@@ -185,9 +187,12 @@ class PointedNotSayUno(Event):
     target: Any = None
     have_say_uno: Any = None
     hand: tuple[Card, ...] = ()
+    pointer: Any = None  # the dealer's echo of the sender
     rejected: str | None = None  # penalty on the pointer
     penalty_seq: int | None = None
     succeeded: bool = False  # followed by "Did not say uno." on the target
+    #: followed by "Did not say uno." on someone else (the pointer or a bystander): that player
+    misdirected: str | None = None
     kind = "pointed-not-say-uno"
 
 
@@ -196,6 +201,7 @@ class SpecialLogic(Event):
     title_raw: Any = None
     rejected: str | None = None
     penalty_seq: int | None = None
+    misdirected: str | None = None
     kind = "special-logic"
 
 
@@ -211,6 +217,7 @@ class ColorOfWild(Event):
     has_color: bool = False
     rejected: str | None = None
     penalty_seq: int | None = None
+    misdirected: str | None = None
     kind = "color-of-wild"
 
 
@@ -278,6 +285,9 @@ COLOR_ERRORS = frozenset({"Next player invalid.", "Already changed color.", "Col
                           "Color wild invalid.", "Can not chose color of wild."})  # fmt: skip
 POINT_ERRORS = frozenset({"Player name is required.", "Player name invalid.", "Can not pointed not say uno."})
 TITLE_ERRORS = frozenset({"Param title invalid.", "Special logic title too long."})
+#: Penalties for a challenge the dealer writes no line for: naming another player than the sender of
+#: the action line before them, they are that player's (not a verdict on the action).
+PENALTY_ONLY = frozenset({"Can not challenge.", "Is challenge is required.", "Param is challenge invalie."})
 
 
 def _desk(a: dict[str, Any]) -> Any:
@@ -321,7 +331,7 @@ def to_event(a: dict[str, Any]) -> Event:
         dd = c.get("draw_desk") if isinstance(c.get("draw_desk"), dict) else {}
         return DrawCard(**base, cards=cards_of(c.get("card_draw")), is_draw=c.get("is_draw"),
                         can_play=c.get("can_play_draw_card"), before_n=dd.get("before"), after_n=dd.get("after"),
-                        draw_reason=c.get("draw_reason"))  # fmt: skip
+                        draw_reason=c.get("draw_reason"), before_card=c.get("before_card"))  # fmt: skip
     if name == "play-draw-card":
         return PlayDrawCard(**base, is_play_raw=c.get("is_play_card", _MISSING), card_raw=c.get("card_play"),
                             card=card_of(c.get("card_play")), yell_raw=c.get("yell_uno", _MISSING),
@@ -347,7 +357,7 @@ def to_event(a: dict[str, Any]) -> Event:
         return PublicCard(**base, owner=_str(c.get("player")), cards=cards_of(c.get("cards")))
     if name == "pointed-not-say-uno":
         return PointedNotSayUno(**base, target=c.get("target"), have_say_uno=c.get("have_say_uno"),
-                                hand=cards_of(c.get("card_of_player")))  # fmt: skip
+                                hand=cards_of(c.get("card_of_player")), pointer=c.get("pointer"))  # fmt: skip
     if name == "special-logic":
         return SpecialLogic(**base, title_raw=c.get("title", _MISSING))
     if name == "color-change-request":
@@ -383,6 +393,9 @@ _MISSING: Any = _Missing()
 MISSING = _MISSING
 
 
+_NOBODY: Any = object()  # _with_verdict: who is to act is not known (a stateless read of the log)
+
+
 def from_activities(activities: Iterable[dict[str, Any]]) -> Iterator[Event]:
     """Typed events in log order, each validated action carrying the dealer's verdict."""
     prev: Event | None = None
@@ -395,8 +408,19 @@ def from_activities(activities: Iterable[dict[str, Any]]) -> Iterator[Event]:
         yield prev
 
 
-def _with_verdict(ev: Event, nxt: Event) -> Event:
-    """Attach the penalty that immediately follows an action, if it answers that action."""
+def _with_verdict(ev: Event, nxt: Event, to_act: Any = _NOBODY) -> Event:
+    """Attach the penalty that immediately follows an action, if it answers that action.
+
+    The dealer writes an action's line before judging it and its penalty right after, so the
+    penalty right after a play, play-draw, colour choice or special logic answers that action —
+    even when its text is one this action cannot draw (a wrong cause: ``rejected`` holds it) or it
+    names another player (``misdirected``).  Not linked, unless the penalty names the sender or
+    the sender was not the one to act (``to_act``, unknown in a stateless read of the log: then the
+    rules refuse the action and its penalty must come next): an invalid-challenge penalty or a
+    "Next player invalid." naming someone else (that player's unlogged challenge or out-of-turn
+    draw).  A timeout is the verdict on an action only when it names a sender who was not the
+    one to act (it cannot be their own timeout); otherwise the clock judges it.
+    """
     if not isinstance(nxt, Penalty) or nxt.error is None:
         return ev
     err = nxt.error
@@ -411,12 +435,31 @@ def _with_verdict(ev: Event, nxt: Event) -> Event:
         return _replace(ev, rejected=err, penalty_seq=nxt.seq)
     if isinstance(ev, SpecialLogic) and nxt.victim == ev.player and err in TITLE_ERRORS:
         return _replace(ev, rejected=err, penalty_seq=nxt.seq)
+    if isinstance(ev, (CardAction, ColorOfWild, SpecialLogic)) and isinstance(ev.player, str) \
+            and isinstance(nxt.victim, str) and _answers(ev.player, nxt.victim, err, to_act):
+        return _replace(ev, rejected=err, penalty_seq=nxt.seq,
+                        misdirected=nxt.victim if nxt.victim != ev.player else None)  # fmt: skip
     if isinstance(ev, PointedNotSayUno):
         if nxt.victim == ev.player and err in POINT_ERRORS:
             return _replace(ev, rejected=err, penalty_seq=nxt.seq)
         if nxt.victim == ev.target and err == "Did not say uno.":
             return _replace(ev, succeeded=True, penalty_seq=nxt.seq)
+        if err == "Did not say uno." and isinstance(nxt.victim, str):
+            # the UNO penalty this pointing caused, given to a player the pointing did not name
+            return _replace(ev, misdirected=nxt.victim, penalty_seq=nxt.seq)
     return ev
+
+
+def _answers(sender: str, victim: str, err: str, to_act: Any) -> bool:
+    """Whether a penalty (``victim``, ``err``) right after ``sender``'s action is the verdict on it."""
+    own, out_of_turn = victim == sender, to_act is not _NOBODY and sender != to_act
+    if err in ("timeout", "color-of-wild timeout"):
+        # the timer of the player to act may fire right after their action line: the clock judges that;
+        # a timeout naming a sender who was not to act can only be the verdict on the action
+        return own and out_of_turn
+    if out_of_turn or own:
+        return True  # the verdict on the action (out of turn, the rules refuse it): at worst a wrong cause
+    return err not in PENALTY_ONLY and err != "Next player invalid."
 
 
 def _replace(ev: Event, **changes: Any) -> Event:

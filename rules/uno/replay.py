@@ -7,20 +7,27 @@ penalty line right after it).  :func:`replay` is the same fold as a generator.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any
 
 from rules.core import Frame, Violation
 from rules.uno import events as E
+from rules.uno import verdicts as V
+from rules.uno.cards import Card
 from rules.uno.catalog import finding
 from rules.uno.checks import Judge
 from rules.uno.consistency import HandMatcher, check_snapshot
-from rules.uno.state import GameState
+from rules.uno.ledger import CardLedger, not_cards
+from rules.uno.state import HAND_CAP, GameState
 from rules.uno.timing import Clock
-from rules.uno.transitions import apply, expected_next, hand_over, handover_due
+from rules.uno.transitions import (
+    apply, draw_into, expected_next, hand_over, handover_due, is_dealer_color_line, played,
+)
+from rules.uno.verdicts import truthy
 
 
 
@@ -44,22 +51,28 @@ class MatchReplay:
         self.matcher = HandMatcher()
         self.judge.matcher = self.matcher
         self.clock = Clock()
+        self.judge.clock = self.clock  # a timeout penalty is the player's fault only if the clock proves it
+        self.ledger = CardLedger()
         self._held: E.Event | None = None
         self._last: tuple[Any, dict[str, Any]] | None = None
         self._log_gaps: dict[int, tuple[str, str]] = {}  # seq -> (what, "skip" the line | "keep" replaying it)
         self._synth: tuple[str, int] | None = None  # a hand-over inferred for a missing next-player
         self._undealt: int | None = None  # a round whose first-player is missing
+        self._lost_penalty: tuple[Any, Any, int] | None = None  # (player, error, action seq) of a lost penalty line
+        self._not_cards: dict[int, list[str]] = {}  # seq -> what a dealer line gives as a card but is not one
 
     def feed(self, activity: dict[str, Any]) -> list[Frame]:
         ev = E.to_event(activity)
+        if bad := not_cards(activity):
+            self._not_cards[ev.seq] = bad
         earlier = self._note_log_order(activity, ev)
         held, self._held = self._held, ev
         if held is None:
             return []
         if earlier:  # two lines swapped: replay them in the order they were written
             self._held = held
-            return [self._step(E._with_verdict(ev, held))]
-        return [self._step(E._with_verdict(held, ev))]
+            return [self._step(E._with_verdict(ev, held, self.state.to_act))]
+        return [self._step(E._with_verdict(held, ev, self.state.to_act))]
 
     def _note_log_order(self, activity: dict[str, Any], ev: E.Event) -> bool:
         """Log-order gaps visible from the lines alone: a repeated line, time running backwards.
@@ -117,16 +130,48 @@ class MatchReplay:
         if late is not None:
             found.extend(late)
             return Frame(ev.seq, ev, s, s, tuple(self._stamp(v) for v in found))
-        for gap_check in (self._missing_next_player, self._lost_action):
+        cause: Violation | None = None  # a lost line this line reveals: what differs here follows from it
+        if self._lost_penalty is not None:
+            who, err, at = self._lost_penalty
+            self._lost_penalty = None
+            cause = log_gap(ev, f"the penalty line answering seq {at} ('{err}' for {who}) is missing: this line's desk "
+                            f"shows {who}'s hand kept whole (nothing played) plus the penalty cards; the refusal is inferred",
+                            s, player=who)  # fmt: skip
+            found.append(cause)
+            snap = ev.snapshot  # the penalty cards are unknown: take that hand and the draw pile from this desk
+            if snap is not None and who in snap.hands:
+                hand = snap.hands[who]
+                if isinstance(ev, E.PlayCard) and ev.player == who and ev.card is not None:
+                    hand = hand + (ev.card,)
+                s = s.replace(hands=MappingProxyType({**s.hands, who: hand}),
+                              draw_pile=snap.draw if type(snap.draw) is int else s.draw_pile)  # fmt: skip
+        refused = self._refused_without_penalty(s, ev)
+        if refused is not None:
+            ev = refused
+            self._lost_penalty = (ev.player, ev.rejected, ev.seq)
+        for gap_check in (self._missing_next_player, self._lost_action, self._lost_draw, self._lost_shuffle_play):
             s, missing = gap_check(s, ev)
             if missing is not None:
                 found.append(missing)
+                cause = missing
         after = apply(s, ev)
+        if refused is not None:  # the refusal's effect on the turn, as the lost penalty line would show it
+            after = apply(after, E.Penalty(seq=-1, round_no=ev.round_no, turn_no=ev.turn_no, player=None, desk=None,
+                                           date_ms=None, victim=ev.player, cards=(), error=ev.rejected))  # fmt: skip
         found.extend(self.judge.check(s, ev, after))
+        stated = after  # the board as this line states it, before the dealer's desk is adopted
         snap_found, after = check_snapshot(s, after, ev, self.matcher)
         found.extend(snap_found)
+        if isinstance(ev, E.NextPlayer) and (cause is not None or snap_found):
+            after = follow_next_player(after, ev, s.top, lost=cause is not None)  # two sources against the replay
+        found.extend(self.ledger.observe(s, ev, stated, after))
+        if (bad := self._not_cards.pop(ev.seq, None)) is not None:
+            found.append(finding("conservation", ev, f"{ev.kind} gives or shows what is not a card of the deck: "
+                                 f"{'; '.join(bad)} (left out of the replay)", round_no=s.round_no,
+                                 turn_no=s.turn_no, expected="cards of the deck", actual="; ".join(bad)))  # fmt: skip
         think, timed = self.clock.observe(s, ev, after)
         found.extend(timed)
+        found = one_per_cause(found, ev, cause)
         self.state = after
         return Frame(ev.seq, ev, s, after, tuple(self._stamp(v) for v in found) if found else (), think)
 
@@ -164,6 +209,64 @@ class MatchReplay:
                            chooser=None, auto_draw=None, renotify=None, bind=bind)  # fmt: skip
         return closed, log_gap(ev, msg, s, player=s.to_act)
 
+    def _refused_without_penalty(self, s: GameState, ev: E.Event) -> E.Event | None:
+        """An action the rules refuse, answered by no penalty line, while the next line's desk shows
+        the actor's whole hand still there plus cards (the refused card back, the penalty cards):
+        the dealer did refuse it and the penalty line was lost.  The action, marked refused."""
+        nxt = self._held
+        check = REFUSABLE.get(type(ev))
+        if check is None or nxt is None or getattr(ev, "rejected", None) is not None or ev.player is None \
+                or not s.in_round or isinstance(nxt, E.Penalty) or nxt.desk is None:  # fmt: skip
+            return None
+        if isinstance(ev, E.ColorOfWild) and is_dealer_color_line(s, ev):
+            return None
+        err = check(s, ev)
+        if err is None or len(s.hand(ev.player)) >= HAND_CAP:
+            return None
+        snap = nxt.snapshot
+        shown = Counter(snap.hands.get(ev.player, ())) if snap is not None else Counter()
+        if isinstance(nxt, E.PlayCard) and nxt.player == ev.player and nxt.card is not None and shown:
+            shown[nxt.card] += 1  # that line's desk shows the hand without the card it plays (hybrid)
+        hand = Counter(s.hand(ev.player))
+        if not shown or hand - shown or sum(shown.values()) < sum(hand.values()) + 1:
+            return None
+        return replace(ev, rejected=err)
+
+    def _lost_draw(self, s: GameState, ev: E.Event) -> tuple[GameState, Violation | None]:
+        """A ``play-draw-card`` the dealer accepted from the player to act, with no drawn card to
+        answer for: the ``draw-card`` line before it was lost.  The draw is inferred (the
+        dealer's ``card_play`` names the drawn card; a declined one is unknown until the next
+        snapshot) and nobody is blamed for it."""
+        if not isinstance(ev, E.PlayDrawCard) or ev.rejected is not None or ev.player is None \
+                or ev.player != s.to_act or s.drawn_card is not None or not s.in_round or s.gate is not None:  # fmt: skip
+            return s, None
+        if self.judge.prev_kind == "draw-card" and s.prev_actor == ev.player and s.hand(ev.player):
+            # the draw is right there: its can_play_draw_card said no (a voluntary-draw finding at that line),
+            # the dealer took the play of the drawn card anyway — judge it as the play of that card
+            return s.replace(drawn_card=s.hand(ev.player)[-1], gate="play-draw", owes_draw=False), None
+        card = ev.card if isinstance(ev.card, Card) and truthy(ev.is_play_raw) else None
+        if card is None:  # declined: the desk shows the hand whole, the drawn card included
+            snap = ev.snapshot
+            extra = Counter(snap.hands.get(ev.player, ())) - Counter(s.hand(ev.player)) if snap is not None else Counter()
+            card = next(iter(extra)) if sum(extra.values()) == 1 else None
+        msg = (f"play-draw-card by {ev.player} without a drawn card to answer for: the draw-card line before it is "
+               f"missing; the draw{f' of {card}' if card is not None else ''} is inferred")
+        if card is None:
+            return s, log_gap(ev, msg, s)
+        ch = draw_into(s, ev.player, (card,))
+        return s.replace(**ch, drawn_card=card, gate="play-draw", owes_draw=False, stall=0), log_gap(ev, msg, s)
+
+    def _lost_shuffle_play(self, s: GameState, ev: E.Event) -> tuple[GameState, Violation | None]:
+        """A ``shuffle-wild`` while no wild shuffle was played: the play line of the player to act
+        was lost.  The play is inferred from the shuffle line (its ``player``)."""
+        who = ev.shuffler if isinstance(ev, E.ShuffleWild) else None
+        if who is None or s.gate == "color" or not s.in_round or who != s.to_act:
+            return s, None
+        shuffle = Card("black", None, "wild_shuffle")
+        msg = (f"shuffle-wild of {who} although no wild shuffle was played: the line of {who} playing it is "
+               "missing; the play is inferred")
+        return played(s, who, shuffle, None, False), log_gap(ev, msg, s, player=who)
+
     def _undealt_round(self, s: GameState, ev: E.Event) -> list[Violation] | None:
         """Events of a round whose ``first-player`` (the deal) is missing cannot be replayed."""
         if isinstance(ev, (E.FirstPlayer, E.JoinRoom, E.FinishGame, E.Disconnect, E.Unknown)) or ev.round_no is None:
@@ -192,6 +295,79 @@ class MatchReplay:
 
 
 TURN_ACTIONS = (E.PlayCard, E.PlayDrawCard, E.DrawCard, E.Challenge)
+#: Actions the dealer validates, with the rules' verdict on each.
+REFUSABLE: dict[type, Any] = {
+    E.PlayCard: V.play_card, E.PlayDrawCard: V.play_draw_card, E.ColorOfWild: V.color_of_wild,
+    E.SpecialLogic: V.special_logic,
+    E.PointedNotSayUno: lambda s, ev: err if (err := V.pointing(s, ev)) in E.POINT_ERRORS else None,
+}  # fmt: skip
+#: What a lost line makes differ at the line that reveals it: folded into the gap finding.
+CONSEQUENCES = frozenset({"next-seat", "turn-counter", "next-player-contents", "cards-played-counter",
+                          "snapshot-mismatch", "conservation", "event-sequence", "echo-fields", "predicted-next"})
+#: Board comparisons: several findings of one of these codes at one line are one finding.
+BOARD_CODES = frozenset({"snapshot-mismatch", "echo-fields", "next-player-contents"})
+_RANK = {"info": 0, "warning": 1, "error": 2}
+
+
+def one_per_cause(found: list[Violation], ev: E.Event, cause: Violation | None) -> list[Violation]:
+    """One finding per divergence at a line.
+
+    A line that reveals a lost line (``cause``) differs from the replay *because of* it: the
+    turn counters, payload and desk differences at that line are folded into the gap finding.
+    Otherwise the board comparisons of one code at one line (a draw-card's ``draw_desk`` and its
+    desk, say) are one finding naming every difference; different checks stay apart.
+    """
+    here = [v for v in found if v.seq == ev.seq and v is not cause]
+    if cause is not None:
+        folded = [v for v in here if v.code in CONSEQUENCES]
+        if not folded:
+            return found
+        extra = "; ".join(f"{v.code}: {v.message}" for v in folded)
+        merged = replace(cause, message=f"{cause.message} — at this line the log then differs from the replay "
+                                        f"(taken from the log): {extra}")  # fmt: skip
+        return [merged if v is cause else v for v in found if not any(v is f for f in folded)]
+    for code in BOARD_CODES:
+        same = [v for v in here if v.code == code]
+        if len(same) < 2:
+            continue
+        head = same[0]
+        severity = max((v.severity for v in same), key=lambda x: _RANK.get(x, 0))
+        merged = replace(head, severity=severity, message=f"{head.message}; also " + "; ".join(v.message for v in same[1:]),
+                         expected="; ".join(str(v.expected) for v in same), actual="; ".join(str(v.actual) for v in same))  # fmt: skip
+        found = [merged if v is head else v for v in found if not any(v is x for x in same[1:])]
+    return found
+
+
+def follow_next_player(s: GameState, ev: E.NextPlayer, old_top: Card | None, *, lost: bool) -> GameState:
+    """After a reported divergence, take what a ``next-player`` states about the turn it opens
+    (the draw it owes, and why) from the log, so the lines after it compare with the log.
+
+    ``old_top`` is the replay's top before this line: when the log shows a wild draw 4 the
+    replay did not see played, it is the card a challenge is judged against.  When a lost line
+    played a wild, the dealer's colour line may still follow (after a play-draw-card it comes
+    after the hand-over): it is expected from the player who closed the turn."""
+    ch: dict[str, Any] = {}
+    nxt = ev.next_player
+    if isinstance(ev.must_call_draw_card, bool) and isinstance(nxt, str):
+        ch["owes_draw"] = ev.must_call_draw_card
+        reason = ev.draw_reason
+        if not ev.must_call_draw_card:
+            ch.update(pending=0)
+        elif reason in ("bind_2", "skip_bind_2") and s.bind.get(nxt, 0) == 0:
+            ch["bind"] = MappingProxyType({**s.bind, nxt: 2})
+        elif reason in ("draw_2", "wild_draw_4") and s.pending == 0:
+            ch["pending"] = 2 if reason == "draw_2" else 4
+            if reason == "wild_draw_4":
+                ch["wd4_base"] = old_top
+    if isinstance(ev.turn_right, bool):
+        ch["direction"] = ev.turn_right
+    top = ev.card_before if ev.card_before is not None else s.top
+    if top is not None and s.top != top:
+        ch["top"] = top
+    if lost and top is not None and top.special in ("wild", "wild_draw_4") and top != old_top \
+            and isinstance(s.prev_actor, str) and s.color_echo is None:  # fmt: skip
+        ch["color_echo"] = s.prev_actor
+    return s.replace(**ch) if ch else s
 #: Lines a bot may really send twice within one millisecond (no board effect): never taken for a copy.
 REPEATABLE = frozenset({"special-logic", "pointed-not-say-uno"})
 

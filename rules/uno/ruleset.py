@@ -5,6 +5,10 @@ Version history (bump the version whenever a check's behaviour changes):
 * ``1.0`` — first release: replay of the 2023 dealer (build ``0d7dc11``), 50 checks.
 * ``1.1`` — timing from timestamps, dealer departures reported when they happen, log gaps as
   consistency findings, colour-timeout snapshot, ``wd4-last-card-draw`` looks for the draw (59 checks).
+* ``1.2`` — every card accounted for (``conservation`` counts each face against the deck, not
+  only the total); a penalty the log contradicts is the dealer's fault, never the penalised
+  player's; every field of every dealer line compared; the replay follows the log after a
+  divergence (one finding per cause).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from rules.core import REGISTRY, Frame
 from rules.uno import events as E
 
 GAME = "algori-uno"
-VERSION = "1.1"
+VERSION = "1.2"
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,8 @@ class Clock:
 
     def __init__(self) -> None:
         self.timer: _Timer | None = None
+        #: the victim-to-be's clock stopped by their own action: (player, start ms, start seq, action ms, action seq)
+        self.stopped: tuple[str, int, int, int, int] | None = None
 
     def observe(self, b: GameState, ev: E.Event, a: GameState) -> tuple[int | None, list[Violation]]:
         """Think time of ``ev`` (None when it is not a timed action) and the timing findings."""
@@ -65,7 +67,7 @@ class Clock:
         elif isinstance(ev, E.ColorChangeRequest):
             self._start(ev.chooser if isinstance(ev.chooser, str) else a.chooser, t, ev.seq)
         elif isinstance(ev, E.FinishTurn):
-            self.timer = None
+            self.timer = self.stopped = None
         elif isinstance(ev, E.SpecialLogic):
             if timer is not None and ev.rejected is None and isinstance(ev.player, str) \
                     and b.special_logic.get(ev.player, 0) < SPECIAL_LOGIC_LIMIT and timer.disabled_by is None:  # fmt: skip
@@ -78,7 +80,7 @@ class Clock:
                                        f"'{ev.error}' written {gap} ms after {timer.player}'s clock started (seq "
                                        f"{timer.start_seq}); the limit is {LIMIT_MS} ms",
                                        player=ev.victim, expected=f">= {LIMIT_MS} ms", actual=f"{gap} ms"))  # fmt: skip
-                self.timer = None
+                self.timer = self.stopped = None
             elif ev.error == "Did not say uno." and timer is not None and a.to_act:
                 self._start(a.to_act, t, ev.seq)
         elif isinstance(ev, TIMED_ACTIONS) and timer is not None and ev.player == timer.player:
@@ -96,9 +98,36 @@ class Clock:
                 self._start(ev.player, t, ev.seq)  # the play-draw-card answer is due within 5 s
             elif not isinstance(ev, E.Challenge):
                 self.timer = None
+                if t is not None and isinstance(timer.player, str):
+                    self.stopped = (timer.player, timer.start_ms, timer.start_seq, t, ev.seq)
         return think, out
 
+    def timeout_gap(self, ev: E.Penalty) -> tuple[int, int, int | None] | None:
+        """What the log proves about a timeout penalty ``ev``, read *before* it is observed.
+
+        ``(gap, start_seq, acted_seq)``: ``gap`` is the ms from the start of the penalised
+        player's clock (the hand-over, colour request or playable draw at ``start_seq``) to the
+        penalty line.  ``acted_seq`` is None while that clock still runs; when an action of the
+        player (at ``acted_seq``) stopped it, ``gap`` is the ms from the start to that action
+        instead.  ``None`` when the log cannot decide (a line without a timestamp, or no clock
+        of that player).  The player is proven *not* to have used up the 5 s when ``gap`` is
+        under ``LIMIT_MS - TOLERANCE_MS`` (the clock still runs), or when they acted within
+        ``LIMIT_MS + TOLERANCE_MS``.
+        """
+        timer, t = self.timer, ev.date_ms if type(ev.date_ms) is int else None
+        if t is None:
+            return None
+        if timer is not None:
+            if type(timer.start_ms) is not int or timer.player != ev.victim:
+                return None
+            return t - timer.start_ms, timer.start_seq, None
+        if self.stopped is not None and self.stopped[0] == ev.victim:
+            player, start_ms, start_seq, acted_ms, acted_seq = self.stopped
+            return acted_ms - start_ms, start_seq, acted_seq
+        return None
+
     def _start(self, player: object, t: int | None, seq: int) -> None:
+        self.stopped = None
         self.timer = _Timer(player, t, seq) if isinstance(player, str) and t is not None else None
 
     @staticmethod

@@ -150,7 +150,11 @@ def hand_over(s: GameState, p: str | None, turn_no: int | None = None) -> GameSt
 
 
 def _next(s: GameState, ev: E.NextPlayer) -> GameState:
-    return hand_over(s, ev.next_player, ev.turn_no)
+    """The hand-over, with the log's counters: after a difference the replay follows the log."""
+    s = hand_over(s, ev.next_player, ev.turn_no)
+    if type(ev.number_card_play) is int and ev.number_card_play != s.cards_played:
+        s = s.replace(cards_played=ev.number_card_play)
+    return s
 
 
 def handover_due(s: GameState) -> bool:
@@ -278,13 +282,17 @@ def _special(s: GameState, ev: E.SpecialLogic) -> GameState:
 
 
 def _color_request(s: GameState, ev: E.ColorChangeRequest) -> GameState:
-    chooser = ev.chooser if isinstance(ev.chooser, str) else s.chooser
+    # the player who played the card asks for the colour; a different `player` echo is reported, not followed
+    chooser = s.chooser if isinstance(s.chooser, str) else ev.chooser if isinstance(ev.chooser, str) else None
     return s.replace(gate="color", chooser=chooser)
 
 
 def is_dealer_color_line(s: GameState, ev: E.ColorOfWild) -> bool:
-    """The dealer's own colour line after a wild / wild_draw_4 (not a player's answer)."""
-    return s.color_echo is not None and s.color_echo == ev.player and not (s.gate == "color" and s.chooser == ev.player)
+    """The dealer's own colour line after a wild / wild_draw_4 (not a player's answer).
+
+    It comes right after the play, whoever it names (a different name is the dealer's echo
+    differing from the replay, never a colour choice of that player: nobody was asked for one)."""
+    return s.color_echo is not None and not (s.gate == "color" and s.chooser == ev.player)
 
 
 def _color(s: GameState, ev: E.ColorOfWild) -> GameState:
@@ -313,7 +321,7 @@ def _shuffle(s: GameState, ev: E.ShuffleWild) -> GameState:
             hands[p] = h
     yell = {p: len(h) == 1 for p, h in hands.items()}
     return s.replace(hands=frozen(hands), yell=frozen(yell), pending=0, gate="color",
-                     chooser=ev.shuffler if isinstance(ev.shuffler, str) else s.chooser)  # fmt: skip
+                     chooser=s.chooser if isinstance(s.chooser, str) else ev.shuffler if isinstance(ev.shuffler, str) else None)  # fmt: skip
 
 
 def _penalty(s: GameState, ev: E.Penalty) -> GameState:
@@ -380,4 +388,7 @@ _APPLY: dict[type, Callable[[GameState, Any], GameState]] = {
     E.FinishTurn: _finish_turn,
 }
 
-__all__ = ["EMPTY", "apply", "draw_into", "expected_next", "hand_over", "handover_due", "is_dealer_color_line"]
+__all__ = ["EMPTY", "apply", "draw_into", "expected_next", "hand_over", "handover_due", "is_dealer_color_line", "played"]
+
+#: The effect of an accepted play (a replay that infers a lost play line applies it too).
+played = _played

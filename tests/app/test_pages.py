@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from app import ui
 from tests.app.conftest import HOSTILE, HOSTILE_TITLE
+from tests.conftest import SAMPLE, ingest
 
 PAGES = {
     "matches": "Matches", "round_browser": "Round replayer", "player_rounds": "Where did my bot go wrong?",
@@ -395,3 +397,21 @@ def test_replayer_survives_malformed_urls(app: App, sample_db: Path, query: dict
     if query.get("round") == "5" and "seq" in query:  # an event not in the round: said so, the nearest shown
         assert data["round"] == 5 and data["jump"]["seq"] in {f["seq"] for f in data["frames"]}
         assert any("99999999" in w.value for w in at.warning)
+
+
+def test_penalties_page_names_the_dealer_for_a_penalty_the_log_contradicts(app: App, tmp_path: Path) -> None:
+    """A timeout written 300 ms after the hand-over: no rule break of the bot, the dealer's fault is shown."""
+    docs = [json.loads(x) for x in gzip.open(SAMPLE, "rt", encoding="utf-8") if x.strip()]
+    i = next(i for i, d in enumerate(docs) if d["event"] == "penalty" and d["contents"].get("error") == "timeout"
+             and docs[i - 1]["event"] == "next-player")  # fmt: skip
+    docs[i]["dateCreated"] = docs[i - 1]["dateCreated"] + 300
+    log = tmp_path / "early-timeout.jsonl"
+    log.write_text("\n".join(json.dumps(d) for d in docs) + "\n")
+    db = tmp_path / "kifu.duckdb"
+    ingest(db, log)
+    at = app(db, "penalties")
+    assert at.metric[2].value == "117 / 118"
+    assert any("the dealer's fault, not the bot's): 1" in w.value for w in at.warning)
+    rows = table(at, "Event no.", "Explained by check")
+    (shown,) = rows[rows["Event no."] == i + 1]["Explained by check"].tolist()
+    assert shown.startswith("Not the bot's fault: ") and "penalty-unjustified" not in shown  # the title, in words

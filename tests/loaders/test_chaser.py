@@ -127,3 +127,21 @@ def test_the_fixture_folder_loads_without_issues_or_inconsistencies(tmp_path: Pa
         db, "select r.source, m.winner, m.end_kind from matches m join raw_activities r using (match_id)")}  # fmt: skip
     assert got == {name: (winner, kind) for name, (winner, kind, _items) in EXPECTED.items()}
     assert ingest(db, CFIX).ingested == 0
+
+
+def test_a_death_only_the_replay_finds_is_stored_at_its_turn(tmp_path: Path) -> None:
+    """The idle 128-turn draw with Cool's turn-50 Look made a walk off the map (and the 3×3 the server would
+    write after it), nothing else: no [死因], the log goes on to 残0. The game's summary — chaser_games,
+    matches, the finding — says turn 50 (not the turn after the last one)."""
+    from tests.rules.test_chaser_accounted import idle_cool_acts
+
+    text, _ = idle_cool_acts({50: ("Walk", "Up")})
+    path = tmp_path / "log.txt"
+    path.write_bytes(text.encode("utf-8"))
+    db = tmp_path / "c.duckdb"
+    assert ingest(db, path).quarantined == 0
+    assert query(db, "select end_kind, end_turn, winner, loser, sentence from chaser_games") == [
+        ("walked-into-block", 50, "HOT", "COOL", "idle_c walked into a block at turn 50")]
+    assert query(db, "select end_kind, rounds_played, winner from matches") == [("walked-into-block", 50, "HOT")]
+    assert query(db, "select code, turn_no, player from violations where code = 'chaser-end'") == [
+        ("chaser-end", 50, "COOL")]

@@ -190,3 +190,34 @@ def test_a_pretty_printed_game_cut_short_is_quarantined(tmp_path: Path) -> None:
     report = ingest(db, tmp_path / "cut.json")
     assert report.quarantined == 1 and report.ingested == 0
     assert "not closed" in query(db, "select reason from load_issues")[0][0]
+
+
+def test_a_game_that_contradicts_itself_is_stored_with_the_finding_at_its_turn(tmp_path: Path) -> None:
+    # the audit's K19 (turn 5 logged twice: 11 turns in a 10-turn game) and K22 (nAgent 3 -> 2 while
+    # agent 2 acts): both used to quarantine the whole game
+    base_db = tmp_path / "base.duckdb"
+    (tmp_path / "base.json").write_text(json.dumps(game()))
+    ingest(base_db, tmp_path / "base.json")
+    actions = "select turn, player_index, agent_id, type, x, y, res, res_replayed from kakomimasu_actions order by all"
+    points = "select * exclude (match_id) from kakomimasu_points order by all"
+    findings = "select code, turn_no, player from violations order by all"
+    for name, change, code, turn in (
+        ("dup", lambda g: g["log"].insert(5, copy.deepcopy(g["log"][4])), "kakomimasu-turns", 6),
+        ("agents", lambda g: g.update(nAgent=2), "kakomimasu-agent-count", 1),
+    ):  # fmt: skip
+        g = game()
+        change(g)
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(g))
+        db = tmp_path / f"{name}.duckdb"
+        report = ingest(db, path)
+        assert report.quarantined == 0 and query(db, "select count(*) from load_issues") == [(0,)]
+        assert query(db, "select match_id, status, winner from matches") == [(GAME22, "finished", "short-a")]
+        assert query(db, "select n_agent, turns_logged from kakomimasu_games") == [(3, 10)]
+        new = [r for r in query(db, findings) if r not in query(base_db, findings)]
+        assert new == [(code, turn, None)], new
+        assert len(query(db, findings)) == len(query(base_db, findings)) + 1  # nothing else found or lost
+        assert query(db, actions) == query(base_db, actions)  # every action replayed as in the genuine game
+        assert query(db, points) == query(base_db, points)
+        assert consistency(db) == 1
+        assert ingest(db, path).ingested == 0  # read again: a no-op

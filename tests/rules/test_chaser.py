@@ -208,8 +208,9 @@ def test_a_log_cut_off_mid_game_loads_what_it_has() -> None:
 @pytest.mark.parametrize("name", ["log[20261122045541].txt", "log[20261122045801].txt"])
 def test_every_single_line_lost_or_doubled_is_caught_or_harmless(name: str) -> None:
     """One line of a real log deleted or written twice, at every line: the header and the map refuse the log,
-    a line in the game cuts it right there (or the change leaves the game as it was), and never does a
-    finding against a player come that the whole log does not have, nor an end the cut hides (no [死因])."""
+    a line in the game is read past and reported right there (or the change leaves the game as it was; only a
+    line after [決着] cuts the log), and never does a finding against a player come that the whole log does
+    not have."""
     path = CFIX / "games" / name
     if not path.exists():
         pytest.skip(f"CHaser fixtures not found at {CFIX} (tests/fixtures/ is part of the repository: is the checkout complete?)")
@@ -229,14 +230,16 @@ def test_every_single_line_lost_or_doubled_is_caught_or_harmless(name: str) -> N
                 continue
             found, s = findings(log)
             assert {(v.code, v.player, v.seq) for v in found if v.family == "player-rule"} <= against, i + 1
+            if log.mended:
+                outcomes["read past"] += 1
+                assert all(i + 1 <= m.line <= i + 3 for m in log.mended), (op, i + 1, [str(m) for m in log.mended])
             if log.cut is None:
                 outcomes["read whole"] += 1
                 continue
-            outcomes["cut"] += 1
-            assert i + 1 <= log.cut.line <= i + 3, (op, i + 1, log.cut)
-            assert {v.code for v in s.end_violations if v.family == "consistency"} <= {"chaser-truncated"}, i
+            outcomes["cut"] += 1  # a line after [決着]: the game before it is whole
+            assert i + 1 <= log.cut.line <= i + 3 and log.result is not None, (op, i + 1, log.cut)
             assert max((e.line for e in log.entries), default=0) < log.cut.line
-    assert outcomes["cut"] > outcomes["refused"] > 0 and outcomes["read whole"] > 0
+    assert outcomes["read past"] > outcomes["refused"] > 0 and outcomes["read whole"] > outcomes["cut"]
 
 
 def test_a_map_cell_changed_to_another_cell_is_caught_where_the_replay_sees_it() -> None:
@@ -254,23 +257,31 @@ def test_a_map_cell_changed_to_another_cell_is_caught_where_the_replay_sees_it()
     assert (v.family, v.turn_no, v.player) == ("consistency", 1, "COOL")
     assert not [f for f in found if f.family == "player-rule"]
 
-def test_the_servers_own_messages_are_kept_and_counted_any_other_line_cuts_the_log() -> None:
+def test_the_servers_own_messages_are_kept_and_counted_any_other_line_is_reported() -> None:
     text = decode((DATA / "put_on.txt").read_bytes())
     warning = "[20261122045959]Warning : QSocketNotifier: Invalid socket specified"
     log = parse_log(text.replace("-----残97ターン-----", warning + "\r\n-----残97ターン-----"))
     assert log.cut is None and (warning in [t for _, t in log.unknown_lines])
     assert consistency(findings(log)[0]) == Counter()
-    # a line no server writes is the log's first bad line: read up to it, nothing after it
+    # a line no server writes is reported (skipped) and the log read on to its end
     lines = text.split("\n")
     at = lines.index("-----残97ターン-----\r")
+    whole = findings(parse_log(text))[1]
     log = parse_log("\n".join([*lines[:at], "something new\r", *lines[at:]]))
-    assert log.cut == Cut(at + 1, "not a line the CHaser server writes: 'something new'")
-    assert log.last_turn == 3 and max(e.line for e in log.entries) < at + 1
+    assert log.cut is None and [(m.line, m.reason, m.skipped) for m in log.mended] == [
+        (at + 1, "not a line the CHaser server writes: 'something new': not read", True)]
+    found, s = findings(log)
+    assert (s.end_kind, s.winner, s.end_turn) == (whole.end_kind, whole.winner, whole.end_turn)
+    assert consistency(found) == Counter({"chaser-log-line": 1}) and first(found, "chaser-log-line").turn_no == 3
+    assert s.sentence == whole.sentence
+    # the file stopping in a line: the log stops there (nothing after it to read)
+    log = parse_log("\n".join([*lines[:at], "-----残97ター"]))
+    assert log.cut == Cut(at + 1, "the file ends in the middle of this line ('-----残97ター')")
     found, s = findings(log)
     assert (s.end_kind, s.winner, s.end_turn) == ("incomplete", None, 3)
     assert consistency(found) == Counter({"chaser-truncated": 1})
     assert s.sentence == (f"the log stops at turn 3, cut at line {at + 1}: "
-                          "not a line the CHaser server writes: 'something new'")
+                          "the file ends in the middle of this line ('-----残97ター')")
 
 
 # ---- hostile text ---------------------------------------------------------------------------------
@@ -295,11 +306,11 @@ def test_hostile_logs_are_refused_with_a_reason(text: str, reason: str) -> None:
 def test_binary_and_non_digit_surroundings_never_crash() -> None:
     with pytest.raises(ChaserLogError, match="line 2: not Shift_JIS text"):
         decode(bytes(range(256)) * 4 + b"\xff\xfe\x80")
-    # a 3×3 that is not ten digits is not the server's: the log is cut there, before that action
+    # a 3×3 that is not ten digits is not the server's: reported, the action read without it
     log = mutate("put_on.txt", "]COOL:1003000002", "]COOL:1003ab0002")
-    assert log.cut is not None
-    assert "where COOL's 3×3 (COOL:<10 digits>) should follow [行動]COOL" in log.cut.reason
-    assert log.last_turn == 0 and consistency(findings(log)[0]) == Counter({"chaser-truncated": 1})
+    assert log.cut is None and len(log.mended) == 1
+    assert "where COOL's 3×3 should follow [行動]COOL" in log.mended[0].reason
+    assert consistency(findings(log)[0]) == Counter({"chaser-surroundings": 1})
     long = "--Stable Log--\n" + "x" * 200_000 + "\n" + decode((DATA / "put_on.txt").read_bytes()).split("\n", 1)[1]
     with pytest.raises(ChaserLogError, match=r"^line 2: a line of 200,000 characters"):
         parse_log(long)

@@ -16,6 +16,7 @@ import pytest
 
 from rules.uno.catalog import CHECKS
 from rules.uno.replay import replay
+from rules.uno.ruleset import VERSION
 from tests.conftest import MATCHES
 from tests.rules.helpers import activities
 
@@ -44,7 +45,7 @@ def test_fixture_meets_the_acceptance_criteria(match: str) -> None:
     }  # fmt: skip
     assert set(penalties) - explained == set()
     ruleset = RULESET.get(match, "algori-2023/skip_bind_2")
-    assert {(v.ruleset, v.ruleset_version, v.match_id) for v in found} <= {(ruleset, "1.1", match)}
+    assert {(v.ruleset, v.ruleset_version, v.match_id) for v in found} <= {(ruleset, VERSION, match)}
     assert {v.code for v in found} <= set(CHECKS)
     for v in found:
         assert (v.family, v.severity) in {(CHECKS[v.code].family, s) for s in ("error", "warning", "info")}

@@ -318,8 +318,8 @@ def _set(doc: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     ("log.0.players.0.actions.0.agentId", True, "not an integer"),
     ("log.0.players.0.actions.0.x", None, "not an integer"),
     ("log.0.players.0.actions.0.res", 9, "outside"),
-    ("players.0.agents.0", {"x": 50, "y": 0}, "outside the 10×10 field"),
-    ("field.tiles.0.player", 7, "the game has 2 players"),
+    ("players.0.agents.0", {"x": "50", "y": 0}, "not an integer"),
+    ("field.tiles.0.player", "7", "not an integer"),
     ("log.0.players.0.point", [0, 0], "not an object"),
     ("id", 12, "game has no id"),
 ])  # fmt: skip
@@ -334,6 +334,87 @@ def test_out_of_range_agent_ids_are_replayed_as_the_server_does() -> None:
     found = findings(doc)
     assert codes(found)["kakomimasu-no-such-agent"] == 1
     assert codes(found, "consistency") == Counter()
+
+
+# ---- contradictions inside a readable game: stored, one finding at its turn -------------------
+
+
+def _dup_turn(doc: dict[str, Any]) -> None:  # audit K19: turn 5 logged twice (11 turns, totalTurn 10)
+    doc["log"].insert(5, copy.deepcopy(doc["log"][4]))
+
+
+def _extra_turn(doc: dict[str, Any]) -> None:  # a turn past totalTurn that is no copy: replayed as logged
+    extra = copy.deepcopy(doc["log"][-1])
+    for row in extra["players"]:
+        row["actions"] = []
+    doc["log"].append(extra)
+
+
+def _one_agent_less(doc: dict[str, Any]) -> None:  # audit K22: nAgent 3 -> 2, agent 2's actions stay
+    doc["nAgent"] -= 1
+
+
+def _one_player_less(doc: dict[str, Any]) -> None:
+    doc["nPlayer"] = 1
+
+
+def _agent_off_the_field(doc: dict[str, Any]) -> None:
+    doc["players"][0]["agents"][0] = {"x": 50, "y": 0}
+
+
+def _tile_of_nobody(doc: dict[str, Any]) -> None:
+    doc["field"]["tiles"][0]["player"] = 7
+
+
+CONTRADICTIONS = {  # change -> (the finding's code, its turn: 'first agent 2' / a number / 'last')
+    "a turn duplicated": (_dup_turn, "kakomimasu-turns", 6),
+    "a turn past totalTurn": (_extra_turn, "kakomimasu-turns", 11),
+    "nAgent one less": (_one_agent_less, "kakomimasu-agent-count", "first agent 2"),
+    "nPlayer one less": (_one_player_less, "kakomimasu-player-count", 1),
+    "a final agent off the field": (_agent_off_the_field, "kakomimasu-final-agents", "last"),
+    "a final tile of nobody": (_tile_of_nobody, "kakomimasu-final-tiles", "last"),
+}
+
+
+@pytest.mark.parametrize("kind", CONTRADICTIONS)
+def test_a_contradiction_inside_a_game_is_one_finding_at_its_turn_and_the_rest_replays_as_before(kind: str) -> None:
+    doc = game22()
+    change, code, t = CONTRADICTIONS[kind]
+    changed = copy.deepcopy(doc)
+    change(changed)
+    if t == "first agent 2":
+        t = next(i for i, e in enumerate(doc["log"], 1) for pl in e["players"] for a in pl["actions"] if a["agentId"] == 2)
+    elif t == "last":
+        t = len(doc["log"])
+    key = lambda v: (v.code, v.turn_no, v.player, v.message)  # noqa: E731
+    base, found = Counter(map(key, findings(doc))), findings(changed)
+    extra = [(c, turn) for c, turn, _p, _m in (Counter(map(key, found)) - base).elements()]
+    if kind == "a turn past totalTurn":  # the extra turn is replayed: its own findings come with it
+        assert (code, t) in extra and all(turn == t for _c, turn in extra), extra
+        assert [v.message for v in found if v.code == code] == [
+            "the log has 11 turns, more than totalTurn 10: turn 11 replayed as logged"]
+    else:
+        assert extra == [(code, t)], extra
+    assert sum((base - Counter(map(key, found))).values()) == 0  # nothing the genuine log gives is lost
+    game, original = from_v1(changed), from_v1(doc)
+    assert (game.n_agent, game.n_player) == (original.n_agent, original.n_player)
+    if kind == "a turn duplicated":  # an exact copy of the turn before: skipped, the game is the genuine one
+        assert game.turns == original.turns
+        v = next(v for v in found if v.code == code)
+        assert "logged turn 6 repeats turn 5 exactly and is skipped" in v.message
+    if kind == "nAgent one less":
+        v = next(v for v in found if v.code == code)
+        assert (v.expected, v.actual) == ("3", "2") and "replayed with 3 agents" in v.message
+        assert not [v for v in found if v.code == "kakomimasu-no-such-agent" and (key(v) not in base)]
+
+
+def test_a_missing_player_row_is_one_finding_and_that_player_stays() -> None:
+    doc = game22()
+    doc["log"][3]["players"].pop()
+    found = findings(doc)
+    v = [v for v in found if v.code == "kakomimasu-player-count"]
+    assert len(v) == 1 and v[0].turn_no == 4 and "has 1 player row, the game has 2 players" in v[0].message
+    assert len(from_v1(doc).turns[3].actions) == 2 and from_v1(doc).turns[3].actions[1] == ()
 
 
 def test_classify_tells_the_shapes_apart() -> None:
@@ -351,3 +432,198 @@ def test_every_check_is_documented_with_its_rule() -> None:
     doc = (REPO / "docs" / "rules" / "kakomimasu.md").read_text(encoding="utf-8")
     assert [code for code in CHECKS if f"| `{code}` |" not in doc] == []
     assert all(c.source for c in CHECKS.values())
+
+
+# ---- forbidden placements: one player-rule finding each, the server's silent success reported ------------
+
+
+def test_an_unplaced_agents_put_onto_an_opponents_wall_is_forbidden_whatever_the_server_answers() -> None:
+    b, _ = run(board(), [[Action(0, PUT, 0, 0)], []], [[Action(0, MOVE, 1, 0)], []])  # walls (0, 0), (1, 0)
+    # 配置「相手チームの壁となっているマスには配置できません」: the engine answers 0 and leaves the agent off
+    b2, outs = step(b, [[], [Action(0, PUT, 0, 0)]])
+    assert outs[1][0].res == SUCCESS and outs[1][0].forbidden and b2.agents[1][0] == (-1, -1)
+    assert b2.tile(0, 0) == (WALL, 0)
+    # aimed at by another action too: the engine answers conflict, the rules still forbid it
+    _, outs = step(b, [[Action(0, MOVE, 0, 0)], [Action(0, PUT, 0, 0)]])
+    assert (outs[1][0].res, outs[0][0].res, outs[0][0].forbidden) == (CONFLICT, CONFLICT, "")
+    assert outs[1][0].forbidden
+    # where an agent of the other team stands: sent back, still forbidden
+    _, outs = step(b, [[], [Action(0, PUT, 1, 0)]])
+    assert outs[1][0].res == REVERT and outs[1][0].forbidden
+    # its own team's wall is no opponent's
+    _, outs = step(b, [[Action(1, PUT, 0, 0)], []])
+    assert outs[0][0].res == SUCCESS and not outs[0][0].forbidden
+    frames, _ = judge_all(_tiny_game([[(0, PUT, 0, 0, 0)], []], [[(0, MOVE, 1, 0, 0)], []], [[], [(0, PUT, 0, 0, 0)]]))
+    found = [v for f in frames for v in f.violations]
+    assert [(v.code, v.family, v.turn_no, v.player) for v in found] == [
+        ("kakomimasu-put-onto-opponent-wall", "player-rule", 3, "b"),
+        ("kakomimasu-forbidden-action-accepted", "dealer-judgement", 3, None)]
+
+
+def _tiny_game(*turns: list[list[tuple[int, int, int, int, int]]]) -> Any:
+    """A 5×5 two-team game from turns of (agent, type, x, y, logged result) per team."""
+    b, log = board(), []
+    for acts in turns:
+        b, _ = step(b, [[Action(*a[:4]) for a in row] for row in acts])
+        log.append({"players": [{"point": {"areaPoint": ar, "wallPoint": wa},
+                                 "actions": [dict(zip(("agentId", "type", "x", "y", "res"), a, strict=True)) for a in row]}
+                                for row, (ar, wa) in zip(acts, points(b), strict=True)]})  # fmt: skip
+    return from_v1({"id": "tiny", "totalTurn": len(log), "nPlayer": 2, "nAgent": 2, "status": "ended",
+                    "field": {"width": 5, "height": 5, "points": [1] * 25}, "log": log,
+                    "players": [{"id": "a", "type": "guest"}, {"id": "b", "type": "guest"}]})  # fmt: skip
+
+
+#: game → (forbidden placements, of which the server answered 0)
+FORBIDDEN_PUTS = {"game02_A-2": (19, 18), "game08_island-4": (0, 0), "game15_island-1": (24, 20),
+                  "game19_A-1": (137, 67), "game22_A-2": (8, 7), "game26_island-3": (0, 0)}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(FORBIDDEN_PUTS))
+def test_every_forbidden_placement_of_the_fixture_games_is_reported_once(name: str) -> None:
+    doc = load(shared(f"v1_games/{name}.json"))
+    frames, summary = judge_all(from_v1(doc))
+    found = [v for f in frames for v in f.violations] + summary.end_violations
+    # what the log shows, read from the log and the replayed board before each turn
+    want = Counter()
+    for f, entry in zip(frames, doc["log"], strict=True):
+        for p, row in enumerate(entry["players"]):
+            for a in row["actions"]:
+                if a["type"] != PUT or not 0 <= a["agentId"] < len(f.before.agents[p]):
+                    continue
+                kind, owner = f.before.tile(a["x"], a["y"]) if f.before.inside(a["x"], a["y"]) else (0, -1)
+                if f.before.agents[p][a["agentId"]] == (-1, -1) and kind == WALL and owner not in (p, -1):
+                    want[(f.turn, p, "player")] += 1
+                    want[(f.turn, p, "server")] += a["res"] == SUCCESS
+    codes_ = [v.code for v in found]
+    players = [p.id for p in from_v1(doc).players]
+    got = Counter()
+    for v in found:
+        if v.code == "kakomimasu-put-onto-opponent-wall":
+            assert v.family == "player-rule" and v.player is not None
+            got[(v.turn_no, players.index(v.player), "player")] += 1
+        elif v.code == "kakomimasu-forbidden-action-accepted":
+            assert v.family == "dealer-judgement" and v.player is None and (v.expected, v.actual) == ("refused (無効)", "0 (success)")
+            team = next(p for p, pid in enumerate(players) if f" {pid} agent " in v.message)
+            got[(v.turn_no, team, "server")] += 1
+    assert +got == +want
+    assert (codes_.count("kakomimasu-put-onto-opponent-wall"), codes_.count("kakomimasu-forbidden-action-accepted")) \
+        == FORBIDDEN_PUTS[name]
+    assert [v for v in found if v.family == "consistency"] == []
+
+
+# ---- one change to a log: reported once, at its turn, with its cause; the replay follows the log ---------
+
+
+NEIGHBOURS8 = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dx, dy) != (0, 0)]
+
+
+def _moves(doc: dict[str, Any], frames: list[Any], t: int) -> list[tuple[int, int, dict[str, Any], tuple[int, int]]]:
+    """Successful MOVEs of turn t: (player, index, action, where the agent stood)."""
+    return [(p, k, a, frames[t - 1].before.agents[p][a["agentId"]])
+            for p, row in enumerate(doc["log"][t - 1]["players"]) for k, a in enumerate(row["actions"])
+            if a["type"] == MOVE and a["res"] == SUCCESS]  # fmt: skip
+
+
+def mutate(doc: dict[str, Any], kind: str) -> tuple[dict[str, Any], int, int, str]:
+    """One change to a fixture game: (the changed copy, turn, player, the code naming the cause)."""
+    frames, _ = judge_all(from_v1(doc))
+    n, d = len(doc["log"]), copy.deepcopy(doc)
+    w, h = doc["field"]["width"], doc["field"]["height"]
+    if kind == "onto an opponent's wall":  # a MOVE to a neighbouring cell walled by another team
+        for t in range(n // 3, n):
+            aimed = {(a["x"], a["y"]) for row in doc["log"][t - 1]["players"] for a in row["actions"]}
+            before = frames[t - 1].before
+            for p, k, _a, (x, y) in _moves(doc, frames, t):
+                for cx, cy in ((x + dx, y + dy) for dx, dy in NEIGHBOURS8):
+                    if before.inside(cx, cy) and (cx, cy) not in aimed and before.tile(cx, cy)[0] == WALL \
+                            and before.tile(cx, cy)[1] not in (p, -1):  # fmt: skip
+                        d["log"][t - 1]["players"][p]["actions"][k].update(x=cx, y=cy)
+                        return d, t, p, "kakomimasu-onto-opponent-wall"
+        raise AssertionError("no MOVE next to an opponent's wall")
+    if kind == "a MOVE into a REMOVE of an own wall":  # accepted all the same: only the points and later MOVEs tell
+        for t in range(n // 3, n):
+            aimed = {(a["x"], a["y"]) for row in doc["log"][t - 1]["players"] for a in row["actions"]}
+            before = frames[t - 1].before
+            taken = {xy for row in before.agents for xy in row}
+            for p, k, _a, (x, y) in _moves(doc, frames, t):
+                for cx, cy in ((x + dx, y + dy) for dx, dy in NEIGHBOURS8):
+                    if before.inside(cx, cy) and (cx, cy) not in aimed | taken and before.tile(cx, cy) == (WALL, p) \
+                            and before.points[cy * w + cx] != 0:  # fmt: skip
+                        d["log"][t - 1]["players"][p]["actions"][k].update(type=REMOVE, x=cx, y=cy)
+                        return d, t, p, "kakomimasu-points"
+        pytest.skip("no accepted MOVE next to its team's own wall")
+    t = next(t for t in range(n // 3, n) if _moves(doc, frames, t))
+    p, k, a, (x, y) = _moves(doc, frames, t)[0]
+    row = d["log"][t - 1]["players"][p]
+    if kind == "outside the field":
+        row["actions"][k]["x"] = w
+        return d, t, p, "kakomimasu-illegal-action"
+    if kind == "two cells away":
+        dx, dy = a["x"] - x, a["y"] - y
+        tx, ty = (x + 2 * dx, y + 2 * dy) if 0 <= x + 2 * dx < w and 0 <= y + 2 * dy < h else (x - 2 * dx, y - 2 * dy)
+        row["actions"][k].update(x=tx, y=ty)
+        return d, t, p, "kakomimasu-illegal-action"
+    if kind == "one turn's points":
+        row["point"]["wallPoint"] += 3
+        return d, t, p, "kakomimasu-points"
+    if kind == "an action removed":
+        del row["actions"][k]
+        return d, t, p, "kakomimasu-points"
+    if kind == "a result code":
+        row["actions"][k]["res"] = CONFLICT
+        return d, t, p, "kakomimasu-result-code"
+    raise AssertionError(kind)
+
+
+MUTATIONS = ["outside the field", "two cells away", "onto an opponent's wall", "one turn's points", "an action removed",
+             "a result code", "a MOVE into a REMOVE of an own wall"]  # fmt: skip
+FOLLOW_ON_BOUND = 2  # findings after the changed turn (before following the log: 20–198 on these games)
+
+
+@pytest.mark.parametrize("kind", MUTATIONS)
+@pytest.mark.parametrize("name", ["game02_A-2", "game08_island-4", "game15_island-1", "game19_A-1", "game22_A-2",
+                                  "game26_island-3"])  # fmt: skip
+def test_one_change_to_a_log_is_reported_once_at_its_turn(name: str, kind: str) -> None:
+    doc = load(shared(f"v1_games/{name}.json"))
+    if kind == "onto an opponent's wall" and name == "game26_island-3":
+        pytest.skip("player 0 of game26 never places an agent: no opponent's wall to move onto")
+    changed, t, p, cause = mutate(doc, kind)
+    player = from_v1(doc).players[p].id
+    key = lambda v: (v.code, v.turn_no, v.player)  # noqa: E731
+    base = Counter(map(key, findings(doc)))
+    found = findings(changed)
+    extra = Counter(map(key, found)) - base
+    at_turn = [k for k in extra.elements() if k[1] == t]
+    after = [k for k in extra.elements() if k[1] != t]
+    assert (cause, t, player) in at_turn, (at_turn, after)
+    assert len(at_turn) <= 2 and len(after) <= FOLLOW_ON_BOUND, (at_turn, after)
+    assert sum((base - Counter(map(key, found))).values()) == 0  # nothing the genuine log gives is lost
+    if kind in ("outside the field", "two cells away", "onto an opponent's wall"):
+        v = next(v for v in found if v.code == "kakomimasu-result-code" and v.turn_no == t)
+        assert (v.expected, v.actual) != ("0", "0") and "so the replay goes on from that" in v.message
+    if kind == "an action removed":
+        v = next(v for v in found if v.code == "kakomimasu-points" and v.turn_no == t)
+        assert "an action the log does not hold" in v.message
+    if kind == "a MOVE into a REMOVE of an own wall":  # the REMOVE itself is legal: no player is blamed
+        assert not [v for v in found if v.family == "player-rule" and v.turn_no >= t and v.player == player
+                    and (v.code, v.turn_no, v.player) not in base]  # fmt: skip
+        v = next(v for v in found if v.code == "kakomimasu-points" and v.turn_no == t)
+        assert "MOVE" in v.message and "instead of the logged REMOVE" in v.message
+        assert "so the replay goes on from that" in v.message
+
+
+def test_one_change_to_a_2020_log_is_reported_at_its_turn_and_the_replay_goes_on_from_the_snapshots() -> None:
+    doc = load(shared("log_2020/6d1ecdea-235c-4d09-86c3-c336503aaa13-player1.log"))
+    key = lambda v: (v.code, v.turn_no)  # noqa: E731
+    base = Counter(map(key, findings(doc)))
+    flipped, teleported, points_ = copy.deepcopy(doc), copy.deepcopy(doc), copy.deepcopy(doc)
+    cell = next(i for i, (k, _o) in enumerate(flipped[11]["tiled"]) if k == WALL)  # turn 12
+    flipped[11]["tiled"][cell] = [WALL, 1 - flipped[11]["tiled"][cell][1]]
+    teleported[20]["players"][0]["agents"][0] = {"x": -1, "y": -1}  # turn 21
+    points_[15]["players"][0]["point"]["wallpoint"] += 3  # turn 16
+    for changed, t, cause in ((flipped, 12, "kakomimasu-snapshot-tiles"), (teleported, 20, "kakomimasu-snapshot-agents"),
+                              (points_, 16, "kakomimasu-snapshot-points")):  # fmt: skip
+        extra = list((Counter(map(key, findings(changed))) - base).elements())
+        assert (cause, t) in extra
+        # the snapshot after a flipped tile shows it back as it was: that one turn, then nothing
+        assert len([k for k in extra if k[1] != t]) <= 1, extra
