@@ -108,6 +108,8 @@ class CardLedger:
     def observe(self, b: GameState, ev: E.Event, a: GameState, final: GameState | None = None) -> list[Violation]:
         """Findings of the line that led from ``b`` to ``a`` (what the line itself states), and of
         ``final`` (``a`` after the dealer's desk snapshot was adopted), when the two differ."""
+        if a is b and (final is None or final is a):
+            return []  # nothing moved
         if isinstance(ev, E.FirstPlayer):
             self.reported = set()
             self.discard = Counter([face(a.top)]) if a.top is not None else None

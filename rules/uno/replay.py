@@ -317,6 +317,8 @@ def one_per_cause(found: list[Violation], ev: E.Event, cause: Violation | None) 
     Otherwise the board comparisons of one code at one line (a draw-card's ``draw_desk`` and its
     desk, say) are one finding naming every difference; different checks stay apart.
     """
+    if not found or (cause is None and len(found) < 2):
+        return found
     here = [v for v in found if v.seq == ev.seq and v is not cause]
     if cause is not None:
         folded = [v for v in here if v.code in CONSEQUENCES]
