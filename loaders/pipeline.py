@@ -118,7 +118,7 @@ def ingest(
             store = Store(con, run_id)
             if pool is not None:
                 store.settle = pool.settle  # rows the workers still make are written before any lookup
-            store.backfill_identity()
+            store.backfill_identity(algori.stored_record_key)
             events_before = int(queries.scalar(con, "select count(*) from events"))
             def bad(src: str, line: int, raw: Any, reason: str, refused: bool = True) -> None:
                 """A game collector refused a record it had claimed: it counts as quarantined, not accepted

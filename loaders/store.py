@@ -509,10 +509,11 @@ class Store:
             pieces[-1].append((seq, rkey, event, round_no, t, actor, target))
         return pieces
 
-    def backfill_identity(self) -> int:
-        """Fill in what schema 4 added to a database written by schema 3 (record keys, log starts)."""
-        from loaders import algori  # the loader knows how to read a stored record
+    def backfill_identity(self, record_key: Callable[[str], int]) -> int:
+        """Fill in what schema 4 added to a database written by schema 3 (record keys, log starts).
 
+        ``record_key`` reads a stored raw line into its record key (the game loader that wrote the
+        line knows how: schema 3 stored ALGORI lines only)."""
         if not scalar(self.con, "select count(*) from raw_activities where rkey is null"):
             return 0
         cur = self.con.cursor()
@@ -522,12 +523,7 @@ class Store:
             rows = cur.fetchmany(10_000)
             if not rows:
                 break
-            keys = []
-            for match_id, seq, raw in rows:
-                doc = algori.parse_json(raw)
-                if '"$number' in raw:
-                    doc = algori.unwrap_extended_json(doc)
-                keys.append((match_id, seq, algori.record_meta(algori.normalize(doc)).key))
+            keys = [(match_id, seq, record_key(raw)) for match_id, seq, raw in rows]
             cols = list(zip(*keys, strict=True))
             fill = pa.table({"match_id": pa.array(cols[0], type=S), "seq": pa.array(cols[1], type=I),  # noqa: F841
                              "rkey": pa.array(cols[2], type=I)})  # fmt: skip

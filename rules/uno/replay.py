@@ -22,6 +22,7 @@ from rules.uno.catalog import finding
 from rules.uno.checks import Judge
 from rules.uno.consistency import HandMatcher, check_snapshot
 from rules.uno.ledger import CardLedger, not_cards
+from rules.uno.profile import select
 from rules.uno.state import HAND_CAP, GameState
 from rules.uno.timing import Clock
 from rules.uno.transitions import (
@@ -116,8 +117,6 @@ class MatchReplay:
         if isinstance(ev, E.FirstPlayer):
             self.judge.new_deal(ev.seq, ev.round_no)
             if self.fixed_ruleset is None:
-                from rules.uno.ruleset import select
-
                 self.ruleset = select(ev)
         s = self.state
         found: list[Violation] = []

@@ -1,14 +1,8 @@
-"""The ALGORI 2023 rulesets, chosen from the log itself (``first-player.contents.white_wild``).
+"""The ALGORI 2023 rulesets, registered with the replay that runs them.
 
-Version history (bump the version whenever a check's behaviour changes):
-
-* ``1.0`` — first release: replay of the 2023 dealer (build ``0d7dc11``), 50 checks.
-* ``1.1`` — timing from timestamps, dealer departures reported when they happen, log gaps as
-  consistency findings, colour-timeout snapshot, ``wd4-last-card-draw`` looks for the draw (59 checks).
-* ``1.2`` — every card accounted for (``conservation`` counts each face against the deck, not
-  only the total); a penalty the log contradicts is the dealer's fault, never the penalised
-  player's; every field of every dealer line compared; the replay follows the log after a
-  divergence (one finding per cause).
+The rulesets themselves (ids, versions, the version history, which one a log calls for) are
+data in :mod:`rules.uno.profile`; this module adds what the registry's ``Ruleset`` protocol
+asks for: ``replay``.
 """
 
 from __future__ import annotations
@@ -18,45 +12,36 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.core import REGISTRY, Frame
-from rules.uno import events as E
+from rules.uno import profile as P
+from rules.uno.profile import GAME, VERSION
+from rules.uno.replay import MatchReplay
 
-GAME = "algori-uno"
-VERSION = "1.2"
+__all__ = ["BIND_2", "GAME", "NO_WHITE_WILD", "SKIP_BIND_2", "VERSION", "AlgoriRuleset", "ruleset_for"]
 
 
 @dataclass(frozen=True)
 class AlgoriRuleset:
-    id: str
-    white_wild: str | None
-    version: str = VERSION
-    game: str = GAME
-    description: str = ""
+    profile: P.Profile
+
+    id = property(lambda self: self.profile.id)
+    white_wild = property(lambda self: self.profile.white_wild)
+    version = property(lambda self: self.profile.version)
+    game = property(lambda self: self.profile.game)
+    description = property(lambda self: self.profile.description)
 
     def replay(self, activities: Iterable[dict[str, Any]], *, match_id: str | None = None) -> Iterator[Frame]:
-        from rules.uno.replay import MatchReplay
-
         r = MatchReplay(match_id=match_id, ruleset=self)
         for a in activities:
             yield from r.feed(a)
         yield from r.close()
 
 
-SKIP_BIND_2 = REGISTRY.register(AlgoriRuleset(
-    "algori-2023/skip_bind_2", "skip_bind_2",
-    description="ALGORI 2023 contest rules, white wild = skip + bind 2 (the contest setting)",
-))  # fmt: skip
-BIND_2 = REGISTRY.register(AlgoriRuleset(
-    "algori-2023/bind_2", "bind_2", description="ALGORI 2023 rules with white wild = bind 2 (no skip)",
-))  # fmt: skip
-NO_WHITE_WILD = REGISTRY.register(AlgoriRuleset(
-    "algori-2023/no-white-wild", None, description="ALGORI 2023 rules on a log without a white-wild setting (109 cards)",
-))  # fmt: skip
+SKIP_BIND_2 = REGISTRY.register(AlgoriRuleset(P.SKIP_BIND_2))
+BIND_2 = REGISTRY.register(AlgoriRuleset(P.BIND_2))
+NO_WHITE_WILD = REGISTRY.register(AlgoriRuleset(P.NO_WHITE_WILD))
+_BY_ID = {r.id: r for r in (SKIP_BIND_2, BIND_2, NO_WHITE_WILD)}
 
 
 def ruleset_for(white_wild: Any) -> AlgoriRuleset:
-    """The ruleset a match's ``first-player.white_wild`` calls for."""
-    return {"skip_bind_2": SKIP_BIND_2, "bind_2": BIND_2}.get(white_wild, NO_WHITE_WILD)
-
-
-def select(first_player: E.FirstPlayer) -> AlgoriRuleset:
-    return ruleset_for(first_player.white_wild)
+    """The registered ruleset a match's ``first-player.white_wild`` calls for."""
+    return _BY_ID[P.profile_for(white_wild).id]

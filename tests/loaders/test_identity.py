@@ -218,3 +218,18 @@ def test_the_same_log_concatenated_many_times_is_one_match(tmp_path: Path, copie
     array.write_bytes(b"[" + b",".join(head * copies) + b"]")
     ingest(db, array)
     assert query(db, "select count(*), max(n_events) from matches") == [(1, len(head))]
+
+
+def test_record_keys_missing_from_an_older_database_are_filled_in_by_the_next_ingest(tmp_path: Path) -> None:
+    """Schema 3 kept no record key: the next ingest reads each stored line back into its key (the ALGORI
+    loader's own reading, handed to the shared store) and the re-ingest stays a no-op."""
+    db = tmp_path / "kifu.duckdb"
+    ingest(db, SAMPLE)
+    keys = query(db, "select match_id, seq, rkey from raw_activities order by all")
+    events = query(db, "select count(*) from events")
+    con = duckdb.connect(str(db))
+    con.execute("update raw_activities set rkey = null")
+    con.close()
+    ingest(db, SAMPLE)
+    assert query(db, "select match_id, seq, rkey from raw_activities order by all") == keys
+    assert query(db, "select count(*) from events") == events
