@@ -83,6 +83,17 @@ def ingest(db: Path, *paths: Any, **kw: Any) -> Any:
     return run(open_sources([str(p) for p in paths]), db, **kw)
 
 
+def early_timeout_log(source: Path, out: Path) -> tuple[Path, int]:
+    """``source`` with its first timeout penalty written 300 ms after the hand-over it follows (the log
+    then contradicts the dealer: the bot did not let 5 s pass). Returns the log and that line's seq."""
+    docs = [json.loads(x) for x in gzip.open(source, "rt", encoding="utf-8") if x.strip()]
+    i = next(i for i, d in enumerate(docs) if d["event"] == "penalty" and d["contents"].get("error") == "timeout"
+             and docs[i - 1]["event"] == "next-player")  # fmt: skip
+    docs[i]["dateCreated"] = docs[i - 1]["dateCreated"] + 300
+    out.write_text("\n".join(json.dumps(d) for d in docs) + "\n")
+    return out, i + 1
+
+
 @pytest.fixture(scope="session")
 def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled sample match in a database (read-only: tests that write make their own)."""

@@ -4,7 +4,6 @@ from logs kept inert in text, Markdown and JSON."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
@@ -20,7 +19,7 @@ from hypothesis import strategies as st
 
 from kifu.cli import main
 from kifu.safe import markdown, terminal
-from tests.conftest import REPO, fixture_path, ingest, query
+from tests.conftest import REPO, early_timeout_log, fixture_path, ingest, query
 
 MISBEHAVER = "P-00000006"
 PENALTY_LINE = re.compile(r"^      round +(\d+) turn +(\d+) seq +(\d+): (.*) · (http\S+)$")
@@ -544,16 +543,9 @@ def test_a_code_naming_different_bots_is_said_once(mixed_db: Path, capsys: Captu
 
 def test_a_penalty_the_log_contradicts_is_reported_as_the_dealers_fault(tmp_path: Path, capsys: Capture) -> None:
     """A timeout written 300 ms after the hand-over: the report names the dealer, not the bot."""
-    lines = gzip.open(fixture_path("misbehave_bind2_40"), "rt", encoding="utf-8").read().splitlines()
-    docs = [json.loads(x) for x in lines if x.strip()]
-    i = next(i for i, d in enumerate(docs) if d["event"] == "penalty" and d["contents"].get("error") == "timeout"
-             and docs[i - 1]["event"] == "next-player")  # fmt: skip
-    docs[i]["dateCreated"] = docs[i - 1]["dateCreated"] + 300
-    log = tmp_path / "early-timeout.jsonl"
-    log.write_text("\n".join(json.dumps(d) for d in docs) + "\n")
+    log, seq = early_timeout_log(fixture_path("misbehave_bind2_40"), tmp_path / "early-timeout.jsonl")
     db = tmp_path / "kifu.duckdb"
     ingest(db, log)
-    seq = i + 1
     code, out, _ = run(capsys, "--db", str(db), "--player", "Misbehaver", "--format", "json")
     assert code == 0
     (match,) = json.loads(out)

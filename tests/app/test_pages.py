@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 from collections.abc import Callable
@@ -14,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from app import ui
 from tests.app.conftest import HOSTILE, HOSTILE_TITLE
-from tests.conftest import SAMPLE, ingest
+from tests.conftest import SAMPLE, early_timeout_log, ingest
 
 PAGES = {
     "matches": "Matches", "round_browser": "Round replayer", "player_rounds": "Where did my bot go wrong?",
@@ -401,17 +400,12 @@ def test_replayer_survives_malformed_urls(app: App, sample_db: Path, query: dict
 
 def test_penalties_page_names_the_dealer_for_a_penalty_the_log_contradicts(app: App, tmp_path: Path) -> None:
     """A timeout written 300 ms after the hand-over: no rule break of the bot, the dealer's fault is shown."""
-    docs = [json.loads(x) for x in gzip.open(SAMPLE, "rt", encoding="utf-8") if x.strip()]
-    i = next(i for i, d in enumerate(docs) if d["event"] == "penalty" and d["contents"].get("error") == "timeout"
-             and docs[i - 1]["event"] == "next-player")  # fmt: skip
-    docs[i]["dateCreated"] = docs[i - 1]["dateCreated"] + 300
-    log = tmp_path / "early-timeout.jsonl"
-    log.write_text("\n".join(json.dumps(d) for d in docs) + "\n")
+    log, seq = early_timeout_log(SAMPLE, tmp_path / "early-timeout.jsonl")
     db = tmp_path / "kifu.duckdb"
     ingest(db, log)
     at = app(db, "penalties")
     assert at.metric[2].value == "117 / 118"
     assert any("the dealer's fault, not the bot's): 1" in w.value for w in at.warning)
     rows = table(at, "Event no.", "Explained by check")
-    (shown,) = rows[rows["Event no."] == i + 1]["Explained by check"].tolist()
+    (shown,) = rows[rows["Event no."] == seq]["Explained by check"].tolist()
     assert shown.startswith("Not the bot's fault: ") and "penalty-unjustified" not in shown  # the title, in words

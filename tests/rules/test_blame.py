@@ -382,18 +382,13 @@ def _fouls(acts: list[dict[str, Any]]) -> set[tuple[str, str | None]]:
 
 
 @functools.cache
-def _clean_round() -> tuple[tuple[str, ...], frozenset[tuple[str, str | None]]]:
-    acts = round_of(activities("demo4_bind2_60"), 2)
-    import json
-
-    return tuple(json.dumps(a) for a in acts), frozenset(_fouls(acts))
+def _clean_fouls() -> frozenset[tuple[str, str | None]]:
+    return frozenset(_fouls(round_of(activities("demo4_bind2_60"), 2)))
 
 
 def _clean() -> tuple[list[dict[str, Any]], frozenset[tuple[str, str | None]]]:
-    import json
-
-    lines, fouls = _clean_round()
-    return [json.loads(x) for x in lines], fouls
+    """A round of a clean match (a fresh copy) and the fouls the genuine round gives."""
+    return round_of(activities("demo4_bind2_60"), 2), _clean_fouls()
 
 
 @pytest.mark.parametrize("k", [0, 3, 7])

@@ -81,7 +81,8 @@ def test_genuine_logs_keep_every_card() -> None:
         assert _conservation(activities(match)) == [], match
 
 
-def test_a_second_zero_in_the_deal_is_found_at_the_deal() -> None:
+def _deal_with_a_zero() -> tuple[list[dict[str, Any]], int, dict[str, Any], str]:
+    """The first round whose deal holds a 0: (its lines, the deal's index, that 0, another seat)."""
     every = activities(MATCH)
     for round_no in range(1, 61):
         acts = round_of(every, round_no)
@@ -89,9 +90,14 @@ def test_a_second_zero_in_the_deal_is_found_at_the_deal() -> None:
         hands = acts[i]["contents"]["cards_receive"]
         zeros = [(p, c) for p, h in hands.items() for c in h if c.get("number") == 0]
         if zeros:
-            break
-    owner, zero = zeros[0]
-    other = next(p for p in hands if p != owner)
+            owner, zero = zeros[0]
+            return acts, i, zero, next(p for p in hands if p != owner)
+    raise AssertionError(f"no deal of {MATCH} holds a 0")
+
+
+def test_a_second_zero_in_the_deal_is_found_at_the_deal() -> None:
+    acts, i, zero, other = _deal_with_a_zero()
+    hands = acts[i]["contents"]["cards_receive"]
     _swap_in_desk(acts[i], hands[other][0], zero)
     hands[other][0] = dict(zero)
     found = _conservation(acts)
@@ -170,16 +176,8 @@ def test_a_copy_of_a_card_on_the_discard_pile_drawn_again() -> None:
 
 def test_the_line_alone_is_judged_even_when_its_desk_disagrees() -> None:
     """A deal that gives a second 0 is reported as such, not only as a snapshot difference."""
-    every = activities(MATCH)
-    for round_no in range(1, 61):
-        acts = round_of(every, round_no)
-        i = find(acts, lambda a: a["event"] == "first-player")
-        hands = acts[i]["contents"]["cards_receive"]
-        zeros = [(p, c) for p, h in hands.items() for c in h if c.get("number") == 0]
-        if zeros:
-            break
-    owner, zero = zeros[0]
-    other = next(p for p in hands if p != owner)
+    acts, i, zero, other = _deal_with_a_zero()
+    hands = acts[i]["contents"]["cards_receive"]
     hands[other][0] = dict(zero)  # desk.card_of_player left as the dealer wrote it
     found = _conservation(acts)
     assert found and found[0].seq == acts[i]["seq"] and "the deck holds 1" in found[0].message
