@@ -106,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
                    help="processes replaying ALGORI rounds and Kakomimasu and CHaser games (default: every "
                    "core; 1: none beside this one)")
+    p.add_argument("--ruleset", metavar="ID",
+                   help="UNO: judge every match by this rule profile (e.g. jua-2016, algori-2023/bind_2), for logs "
+                   "that do not name theirs (default: the profile the log names in first-player.contents.ruleset, "
+                   "else its ALGORI white-wild setting)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_ingest)
 
@@ -133,6 +137,33 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dashboard-url", default=_dashboard_default(),
                    help="the dashboard the links point to (default: $KIFU_DASHBOARD_URL or %(default)s)")
     p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("play", help="referee a UNO match between bots under any rule profile and write its log "
+                       "(fast local self-play)",
+                       description="Play a whole UNO match between bots — built-in or your own Python function — "
+                       "under a rule profile (the JUA competition rules, the ALGORI 2023 rules) and write the log in "
+                       "the dealer's activity-log shape, ready for `kifu ingest`. Same seed, same log, byte for byte.",
+                       epilog="Bots: random (a random legal card), greedy (sheds high points first), stacker (stacks "
+                       "and challenges whenever allowed), sloppy (breaks a rule at --sloppy-rate), or "
+                       "path/to/bot.py:function (docs/referee.md: the player's view in, an action out). Profiles: "
+                       "jua-2016, algori-2023/skip_bind_2, …; options as jua-2016(rounds=3,first_wild_color=left). "
+                       "Exit status: 0 when the match was written; 1 when a bot failed (the message names it); "
+                       "2 on a bad argument.")  # fmt: skip
+    p.add_argument("--ruleset", default="jua-2016", help="rule profile id (default: %(default)s)")
+    p.add_argument("--players", type=int, help="number of players (default: the number of --bots, else 4)")
+    p.add_argument("--rounds", type=int, help="rounds in the match (default: the profile's, 5 for jua-2016)")
+    p.add_argument("--seed", type=int, default=1, help="random seed: the deal and the bots' choices (default: %(default)s)")
+    p.add_argument("--bots", default="random,greedy,stacker,random",
+                   help="comma-separated bots, seat by seat, repeated to fill the seats (default: %(default)s)")
+    p.add_argument("--bot", action="append", default=[], metavar="PATH.py:FUNCTION",
+                   help="your own bot, in the first seats (repeatable)")
+    p.add_argument("--names", help="comma-separated player names, seat by seat (default: the bot kind and seat, e.g. sloppy-4)")
+    p.add_argument("--sloppy-rate", type=float, default=0.2, help="how often a sloppy bot breaks a rule, 0–1 (default: %(default)s)")
+    p.add_argument("--out", "-o", required=True, help="the log file to write (.jsonl, or .jsonl.gz compressed; - for stdout)")
+    p.add_argument("--ingest", action="store_true", help="ingest the log into --db once it is written")
+    p.add_argument("--db", default=_db_default(), help="with --ingest: the DuckDB database file (default: %(default)s)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("serve", help="start the dashboard on 127.0.0.1: every game's matches, replays and "
                        "findings (ALGORI UNO, Kakomimasu, CHaser), and an Upload page",
@@ -221,6 +252,8 @@ def _progress_factory(enabled: bool) -> Any:
 
 def _mongo_uri(args: argparse.Namespace) -> str | None:
     """The MongoDB URI: --mongo-uri, else the first line of --mongo-uri-file, else $KIFU_MONGO_URI."""
+    if getattr(args, "files_only", False):  # kifu play --ingest: the log just written, nothing else
+        return None
     from loaders.sources import SourceError
 
     if args.mongo_uri:
@@ -252,6 +285,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     except SettingError as exc:
         print(f"kifu ingest: {exc}", file=sys.stderr)
         return 2
+    ruleset = None
+    if getattr(args, "ruleset", None):
+        from rules.uno.profile import get as get_profile
+
+        try:
+            ruleset = get_profile(args.ruleset)
+        except ValueError as exc:
+            print(f"kifu ingest: --ruleset: {exc}", file=sys.stderr)
+            return 2
     paths = list(args.paths)
     if args.sample:
         paths.extend(str(p) for p in SAMPLES)
@@ -273,7 +315,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                   "(--mongo-uri, --mongo-uri-file or KIFU_MONGO_URI)", file=sys.stderr)  # fmt: skip
             return 2
         report = ingest_swapped(sources, args.db, progress=_progress_factory(not args.no_progress),
-                                jobs=args.jobs or _cores(),
+                                jobs=args.jobs or _cores(), ruleset=ruleset,
                                 waiting=lambda msg: print(f"kifu ingest: {terminal(msg)}", file=sys.stderr,
                                                           flush=True))  # fmt: skip
     except (SourceError, DatabaseError, SettingError) as exc:
@@ -287,6 +329,24 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"kifu ingest: nothing could be ingested{left}", file=sys.stderr)
         return 1
     return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Exit 0: the match was written (and ingested); 1: a bot failed or the ingest did; 2: a bad argument."""
+    from kifu.play import PlayError, play
+
+    try:
+        written = play(args)
+    except PlayError as exc:
+        print(f"kifu play: {exc}", file=sys.stderr)
+        return exc.status
+    if not args.ingest or args.out == "-":
+        return 0
+    ingest = argparse.Namespace(**{**vars(args), "paths": [str(written)], "sample": False, "mongo_uri": None,
+                                   "mongo_uri_file": None, "database": "uno-local", "collection": "activities",
+                                   "dealer": None, "dealer_code": None, "jobs": None, "files_only": True,
+                                   "ruleset": None})  # fmt: skip
+    return cmd_ingest(ingest)
 
 
 def _dashboard_ok(url: str) -> bool:

@@ -28,6 +28,7 @@ from loaders.rounds import MatchRounds
 from loaders.sources import parse_json
 from rules.core import Frame
 from rules.uno.cards import Card, card_label
+from rules.uno.profile import PROFILES
 from rules.uno.replay import MatchReplay
 
 GAME = "algori-uno"
@@ -421,6 +422,8 @@ class MatchBuilder:
     resumed: bool = False
 
 
+#: Seats at one table at the most, over every UNO profile (ALGORI 4, JUA 10): join-rooms beyond it start a match.
+MAX_SEATS = max(p.players[1] for p in PROFILES)
 #: Records a fragment may hold before its place is decided (a real log deals within 5 lines).
 PENDING_CAP = 1000
 #: Fragments open at once per run; the least recently used is finished beyond that.
@@ -509,9 +512,11 @@ class Assembler:
         on_match_done: Callable[[MatchBuilder], None],
         validate: bool = True,
         rounds: Any = None,
+        ruleset: Any = None,
     ) -> None:
         self.store = store
         self.validate = validate
+        self.ruleset = ruleset  # a rules.uno.profile.Profile every match is judged by (kifu ingest --ruleset)
         self.rounds = rounds  # a loaders.rounds.RoundPool: new matches replayed round-parallel
         self.source = source
         self.run_id = run_id
@@ -553,7 +558,7 @@ class Assembler:
         if a.event == "join-room":
             joiner = meta.players[-1] if meta.players else None
             for m in reversed(group):
-                if not m.seen_deal and len(m.joined) < 4 and joiner not in m.joined:
+                if not m.seen_deal and len(m.joined) < MAX_SEATS and joiner not in m.joined:
                     return m
             return self._start(key)
         if a.event == "first-player" and a.turn == 1:
@@ -724,7 +729,8 @@ class Assembler:
         assert mid is not None
         if self.validate:
             if m.replay is None:
-                m.replay = MatchReplay(match_id=m.match_id) if self.rounds is None else \
+                m.replay = MatchReplay(match_id=m.match_id, ruleset=self.ruleset) \
+                    if self.rounds is None or self.ruleset is not None else \
                     self.rounds.replay(m.match_id, self.run_id, self.store.extend)  # fmt: skip
             if isinstance(m.replay, MatchRounds):
                 # round-parallel: the worker that replays this line also makes its rows (and its key)
@@ -742,7 +748,7 @@ class Assembler:
         assert m.match_id is not None
         m.resumed = True
         m.rounds, m.players, m.finish, m.current_round, m.current_turn = {}, {}, None, None, None
-        m.replay = MatchReplay(match_id=m.match_id) if self.validate else None
+        m.replay = MatchReplay(match_id=m.match_id, ruleset=self.ruleset) if self.validate else None
         if self.validate:
             self.store.delete_violations(m.match_id)  # they are found again below
         for row in self.store.stored_activities(m.match_id):

@@ -96,11 +96,13 @@ def ingest(
     validate: bool = True,
     jobs: int = 1,
     rounds_per_task: int = ROUNDS_PER_TASK,
+    ruleset: Any = None,
 ) -> RunReport:
     """Ingest ``sources`` into the database file ``db`` in one transaction.
 
     ``jobs`` > 1 replays the rounds of each ALGORI match in that many worker processes
-    (:mod:`loaders.rounds`); the tables written are the same as with one.
+    (:mod:`loaders.rounds`); the tables written are the same as with one.  ``ruleset`` (a UNO
+    profile) judges every UNO match by that profile, whatever its log names.
     """
     started = time.time()
     pool = RoundPool(jobs, rounds_per_task) if jobs > 1 and validate else None
@@ -132,10 +134,10 @@ def ingest(
             games = [kakomimasu.Collector(store, run_id, bad, validate=validate, pool=pool),
                      chaser.Collector(store, run_id, bad, validate=validate, pool=pool)]  # fmt: skip
             for source in sources:
-                _ingest_source(source, store, report, progress, validate, games, pool)
+                _ingest_source(source, store, report, progress, validate, games, pool, ruleset)
             for g in games:
                 g.finish()
-            final = algori.Assembler(source="", run_id=run_id, store=store, rounds=pool,
+            final = algori.Assembler(source="", run_id=run_id, store=store, rounds=pool, ruleset=ruleset,
                                      on_match_done=lambda m: _match_done(m, store, report), validate=validate)  # fmt: skip
             final.reassemble()
             if pool is not None:
@@ -172,14 +174,14 @@ def ingest(
 
 def _ingest_source(
     source: Source, store: Store, report: RunReport, progress: ProgressFactory | None, validate: bool = True,
-    games: list[Any] | None = None, pool: RoundPool | None = None,
+    games: list[Any] | None = None, pool: RoundPool | None = None, ruleset: Any = None,
 ) -> None:
     srep = SourceReport(source.name, size=source.size if source.kind == "file" else None)
     report.sources.append(srep)
 
     assembler = algori.Assembler(
         source=source.name, run_id=store.run_id, store=store,
-        on_match_done=lambda m: _match_done(m, store, report), validate=validate, rounds=pool,
+        on_match_done=lambda m: _match_done(m, store, report), validate=validate, rounds=pool, ruleset=ruleset,
     )  # fmt: skip
     bar = progress(source) if progress else None
     last_done = 0

@@ -46,6 +46,7 @@ import orjson
 
 from loaders.interrupts import signals_held
 from loaders.lifeline import Lifeline, worker_start
+from rules.uno.profile import PROFILE_AUDIT
 from rules.uno.replay import MatchReplay
 from rules.uno.rounds import CarryScan, snapshot
 
@@ -89,6 +90,14 @@ def encode(activity: dict[str, Any]) -> bytes:
 
 def decode(data: bytes) -> dict[str, Any]:
     return orjson.loads(memoryview(data)[1:]) if data[:1] == b"j" else pickle.loads(memoryview(data)[1:])
+
+
+def _profile_audit(activity: dict[str, Any]) -> bool:
+    """The deal names a profile judged by the profile audit (the rounds of such a match are replayed in order)."""
+    from rules.uno.replay import _named_profile
+
+    prof = _named_profile(activity)
+    return prof is not None and prof.audit == PROFILE_AUDIT
 
 
 def replay_batch(match_id: str | None, run_id: int, seed: MatchReplay | None, warm: list[bytes], lines: list[bytes],
@@ -295,6 +304,9 @@ class MatchRounds:
             self._emit(_replay_rows(self.match_id, self.run_id, self.true, [activity], [parts], False))
             return []
         if activity.get("event") == "first-player":
+            if _profile_audit(activity):  # a profile log (JUA, …): its judge carries more across rounds
+                self._go_sequential()
+                return self.feed(activity, parts)
             self.deals.append(_Deal(self.n, self.scan.mark()))
             self._plan()
         self.scan.observe(activity)

@@ -16,7 +16,15 @@ from rules.core import REGISTRY, Check, Frame, Ruleset, Violation
 
 
 def get_ruleset(ruleset_id: str) -> Ruleset:
+    """A registered ruleset by id; a UNO profile id may carry options (``jua-2016(rounds=3)``)."""
     _load_games()
+    if "(" in ruleset_id:
+        from rules.uno.ruleset import ruleset
+
+        try:
+            return ruleset(ruleset_id)
+        except ValueError as e:
+            raise KeyError(str(e)) from None
     return REGISTRY.get(ruleset_id)
 
 

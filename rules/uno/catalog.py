@@ -77,8 +77,40 @@ CHECKS: dict[str, Check] = {
         Check("finish-hands", _C, ERROR, "finish-turn hands differ from the replayed hands", "Dealer turnEnd"),
         Check("conservation", _C, ERROR, "cards are not conserved (hands + piles != deck, or a card in play more often than the deck holds it)", "Contest rules カードの種類 (112 枚)"),
         Check("cards-played-counter", _C, WARNING, "number_card_play differs from the replayed counter", "Dealer counters (digest X21)"),
+        # ---- JUA competition rules (profile jua-2016, docs/rules/jua.md)
+        Check("pair-identical", _P, ERROR, "a pair of cards that are not identical number cards", "JUA ◆2枚出しルール (R12)"),
+        Check("pair-finish-uno", _P, WARNING, "finished with a pair without the UNO call: one card played", "JUA ◆最後に2枚の同一カードを出してあがる (R13)"),
+        Check("stack-answer", _P, ERROR, "a card that may not answer the pending draw stack", "JUA ドロー2 / ワイルド・ドロー4 ◆累積 (R14, R15)"),
+        Check("challenge-must-play", _P, ERROR, "after a successful challenge, the offender did not play a correct card", "JUA チャレンジ: 正しいカードを出すこと (R19)"),
+        Check("stack-total", _D, ERROR, "a draw, challenge or draw_stack differs from the stack's total", "JUA ◆ひかなければならない枚数は累積されてゆく (R14, R19, R21)"),
+        Check("dealer-rotation", _D, ERROR, "the round's start player is not the last winner, or the seating changed", "JUA あがったプレイヤーは次のラウンドのスタートプレイヤー (R23)"),
+        Check("round-count", _D, ERROR, "the match has another number of rounds than its profile", "JUA 全5ラウンド (R24)"),
+        Check("player-count", _D, ERROR, "fewer or more players than the profile allows", "JUA 準備: 2〜10人"),
     ]
 }
+
+#: Checks the profile audit (rules.uno.audit) reports; every other check is the ALGORI dealer audit's.
+PROFILE_CHECKS = frozenset({
+    "turn-owner", "card-object-valid", "card-owned", "card-legal-on-top", "wild-colour-given", "wild-colour-valid",
+    "uno-call-missed", "pointing-without-effect", "wd4-bluff", "play-draw-allowed", "challenge-eligible", "colour-choice-eligible",
+    "penalty-cause", "penalty-unjustified", "missing-penalty", "penalty-count", "forced-draw-amount", "voluntary-draw",
+    "next-seat", "turn-counter", "deal-and-first-card", "challenge-verdict", "challenge-outcome", "public-card",
+    "uno-pointing-outcome", "round-end", "round-score", "total-score", "match-result", "snapshot-mismatch",
+    "next-player-contents", "echo-fields", "event-sequence", "finish-hands", "conservation", "cards-played-counter",
+    "pair-identical", "pair-finish-uno", "stack-answer", "challenge-must-play", "stack-total", "dealer-rotation",
+    "round-count", "player-count",
+})  # fmt: skip
+#: Checks only the profile audit reports (profiles with the JUA rules' pairs and stacking).
+PROFILE_ONLY = frozenset({"pair-identical", "pair-finish-uno", "stack-answer", "challenge-must-play", "stack-total",
+                          "dealer-rotation", "round-count", "player-count"})
+
+
+def applies_to(code: str) -> tuple[str, ...]:
+    """The profile families a check applies to (``algori-2023``, ``jua-2016``)."""
+    out = [] if code in PROFILE_ONLY else ["algori-2023"]
+    if code in PROFILE_CHECKS:
+        out.append("jua-2016")
+    return tuple(out)
 
 
 ERROR_TO_CODE: dict[str, str] = {

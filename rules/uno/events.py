@@ -109,6 +109,8 @@ class FirstPlayer(Event):
     first_card: Card | None = None
     seats: tuple[str, ...] = ()
     hands: dict[str, tuple[Card, ...]] = field(default_factory=dict)
+    ruleset: str | None = None  # the profile the log names (a profile log; ALGORI logs have none)
+    returned: tuple[Card, ...] = ()  # first cards turned and shuffled back (a profile log)
     kind = "first-player"
 
 
@@ -123,6 +125,8 @@ class NextPlayer(Event):
     draw_reason: Any = None
     number_card_play: Any = None
     counts: dict[str, Any] = field(default_factory=dict)
+    draw_stack: Any = None  # {"number", "cards"} (a profile log with stacking)
+    must_play_card: Any = None  # the offender of a successful challenge plays again (a profile log)
     kind = "next-player"
 
 
@@ -144,6 +148,8 @@ class CardAction(Event):
 
 @dataclass(frozen=True, slots=True)
 class PlayCard(CardAction):
+    pair_raw: Any = None  # card_play_pair as sent: the second card of a pair play (a profile log)
+    pair: Card | None = None
     kind = "play-card"
 
 
@@ -162,6 +168,7 @@ class DrawCard(Event):
     after_n: Any = None
     draw_reason: Any = None
     before_card: Any = None  # raw; the drawn card when can_play_draw_card is true
+    draw_stack: Any = None  # the stack a forced draw takes (a profile log)
     kind = "draw-card"
 
 
@@ -179,6 +186,7 @@ class Challenge(Event):
 class PublicCard(Event):
     owner: Any = None
     cards: tuple[Card, ...] = ()
+    shown_to: Any = None  # the challenger, the only player the hand is shown to (a profile log)
     kind = "public-card"
 
 
@@ -320,18 +328,21 @@ def to_event(a: dict[str, Any]) -> Event:
         return PlayCard(**base, card_raw=c.get("card_play", _MISSING), card=card_of(c.get("card_play")),
                         yell_raw=c.get("yell_uno", _MISSING), color_raw=c.get("color_of_wild"),
                         has_color="color_of_wild" in c, next_player=c.get("next_player"),
-                        skip_player=c.get("skip_player"))  # fmt: skip
+                        skip_player=c.get("skip_player"), pair_raw=c.get("card_play_pair"),
+                        pair=card_of(c.get("card_play_pair")))  # fmt: skip
     if name == "next-player":
         return NextPlayer(**base, next_player=_str(c.get("next_player")), before_player=_str(c.get("before_player")),
                           card_before=card_of(c.get("card_before")), hand_raw=c.get("card_of_player"),
                           turn_right=c.get("turn_right"), must_call_draw_card=c.get("must_call_draw_card"),
                           draw_reason=c.get("draw_reason"), number_card_play=c.get("number_card_play"),
-                          counts=c.get("number_card_of_player") if isinstance(c.get("number_card_of_player"), dict) else {})  # fmt: skip
+                          counts=c.get("number_card_of_player") if isinstance(c.get("number_card_of_player"), dict) else {},
+                          draw_stack=c.get("draw_stack"), must_play_card=c.get("must_play_card"))  # fmt: skip
     if name == "draw-card":
         dd = c.get("draw_desk") if isinstance(c.get("draw_desk"), dict) else {}
         return DrawCard(**base, cards=cards_of(c.get("card_draw")), is_draw=c.get("is_draw"),
                         can_play=c.get("can_play_draw_card"), before_n=dd.get("before"), after_n=dd.get("after"),
-                        draw_reason=c.get("draw_reason"), before_card=c.get("before_card"))  # fmt: skip
+                        draw_reason=c.get("draw_reason"), before_card=c.get("before_card"),
+                        draw_stack=c.get("draw_stack"))  # fmt: skip
     if name == "play-draw-card":
         return PlayDrawCard(**base, is_play_raw=c.get("is_play_card", _MISSING), card_raw=c.get("card_play"),
                             card=card_of(c.get("card_play")), yell_raw=c.get("yell_uno", _MISSING),
@@ -342,7 +353,8 @@ def to_event(a: dict[str, Any]) -> Event:
         return FirstPlayer(**base, white_wild=_str(c.get("white_wild")), first_player=_str(c.get("first_player")),
                            first_card=card_of(c.get("first_card")),
                            seats=tuple(p for p in order if isinstance(p, str)) if isinstance(order, list) else (),
-                           hands=_hands(c.get("cards_receive")))  # fmt: skip
+                           hands=_hands(c.get("cards_receive")), ruleset=_str(c.get("ruleset")),
+                           returned=cards_of(c.get("first_card_returned")))  # fmt: skip
     if name == "color-of-wild":
         return ColorOfWild(**base, color_raw=c.get("color_of_wild"), has_color="color_of_wild" in c)
     if name == "penalty":
@@ -354,7 +366,7 @@ def to_event(a: dict[str, Any]) -> Event:
                          success=r.get("is_challenge_success"), receiver=_str(r.get("player")),
                          cards=cards_of(r.get("cards_receive")))  # fmt: skip
     if name == "public-card":
-        return PublicCard(**base, owner=_str(c.get("player")), cards=cards_of(c.get("cards")))
+        return PublicCard(**base, owner=_str(c.get("player")), cards=cards_of(c.get("cards")), shown_to=c.get("shown_to"))
     if name == "pointed-not-say-uno":
         return PointedNotSayUno(**base, target=c.get("target"), have_say_uno=c.get("have_say_uno"),
                                 hand=cards_of(c.get("card_of_player")), pointer=c.get("pointer"))  # fmt: skip

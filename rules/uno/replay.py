@@ -22,7 +22,8 @@ from rules.uno.catalog import finding
 from rules.uno.checks import Judge
 from rules.uno.consistency import HandMatcher, check_snapshot
 from rules.uno.ledger import CardLedger, not_cards
-from rules.uno.profile import select
+from rules.uno.audit import ProfileReplay
+from rules.uno.profile import PROFILE_AUDIT, Profile, get, select
 from rules.uno.state import HAND_CAP, GameState
 from rules.uno.timing import Clock
 from rules.uno.transitions import (
@@ -39,6 +40,18 @@ def _when(ms: int) -> str:
     except (OverflowError, OSError, ValueError):
         return f"{ms} ms"
     return at.strftime("%Y-%m-%d %H:%M:%S.") + f"{at.microsecond // 1000:03d} UTC"
+
+def _named_profile(activity: dict[str, Any]) -> Profile | None:
+    """The profile a deal line names (``contents.ruleset``), if it names a known one."""
+    c = activity.get("contents")
+    named = c.get("ruleset") if isinstance(c, dict) else None
+    if not isinstance(named, str):
+        return None
+    try:
+        return get(named)
+    except ValueError:
+        return None
+
 
 class MatchReplay:
     """Replays one match. ``feed(activity)`` returns the frames that became final."""
@@ -61,8 +74,23 @@ class MatchReplay:
         self._undealt: int | None = None  # a round whose first-player is missing
         self._lost_penalty: tuple[Any, Any, int] | None = None  # (player, error, action seq) of a lost penalty line
         self._not_cards: dict[int, list[str]] = {}  # seq -> what a dealer line gives as a card but is not one
+        #: a profile judged by the profile audit (named by the log's deal, or given): the replay hands over to it
+        self.audit: ProfileReplay | None = None
+        prof = getattr(ruleset, "profile", ruleset)
+        if isinstance(prof, Profile) and prof.audit == PROFILE_AUDIT:
+            self.audit = ProfileReplay(prof, match_id=match_id, state=self.state)
+            self.ruleset = prof
 
     def feed(self, activity: dict[str, Any]) -> list[Frame]:
+        if self.audit is not None:
+            return self.audit.feed(activity)
+        if activity.get("event") == "first-player" and self.fixed_ruleset is None:
+            prof = _named_profile(activity)
+            if prof is not None and prof.audit == PROFILE_AUDIT:
+                out = self.close_held()
+                self.audit = ProfileReplay(prof, match_id=self.match_id, state=self.state)
+                self.ruleset = prof
+                return out + self.audit.feed(activity)
         ev = E.to_event(activity)
         if bad := not_cards(activity):
             self._not_cards[ev.seq] = bad
@@ -103,7 +131,16 @@ class MatchReplay:
             return True
         return False
 
+    def close_held(self) -> list[Frame]:
+        """The frame of the line held back (nothing follows it in this replay)."""
+        if self._held is None:
+            return []
+        held, self._held = self._held, None
+        return [self._step(held)]
+
     def close(self) -> list[Frame]:
+        if self.audit is not None:
+            return self.audit.close()
         out = []
         if self._held is not None:
             out.append(self._step(self._held))

@@ -1,8 +1,9 @@
-"""The ALGORI 2023 rulesets, registered with the replay that runs them.
+"""The UNO profiles, registered with the audit that judges their logs.
 
-The rulesets themselves (ids, versions, the version history, which one a log calls for) are
-data in :mod:`rules.uno.profile`; this module adds what the registry's ``Ruleset`` protocol
-asks for: ``replay``.
+The profiles themselves (ids, versions, rules, which one a log calls for) are data in
+:mod:`rules.uno.profile`; this module adds what the registry's ``Ruleset`` protocol asks
+for: ``replay`` — the ALGORI dealer audit (:class:`rules.uno.replay.MatchReplay`) for the
+ALGORI 2023 profiles, the profile audit (:mod:`rules.uno.audit`) for the others.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from rules.uno import profile as P
 from rules.uno.profile import GAME, VERSION
 from rules.uno.replay import MatchReplay
 
-__all__ = ["BIND_2", "GAME", "NO_WHITE_WILD", "SKIP_BIND_2", "VERSION", "AlgoriRuleset", "ruleset_for"]
+__all__ = ["BIND_2", "GAME", "JUA_2016", "NO_WHITE_WILD", "SKIP_BIND_2", "VERSION", "AlgoriRuleset", "ProfileRuleset",
+           "ruleset", "ruleset_for"]
 
 
 @dataclass(frozen=True)
@@ -36,9 +38,34 @@ class AlgoriRuleset:
         yield from r.close()
 
 
+@dataclass(frozen=True)
+class ProfileRuleset:
+    """A profile judged by the profile audit (the JUA competition rules, …)."""
+
+    profile: P.Profile
+
+    id = property(lambda self: self.profile.id)
+    version = property(lambda self: self.profile.version)
+    game = property(lambda self: self.profile.game)
+    description = property(lambda self: self.profile.description)
+
+    def replay(self, activities: Iterable[dict[str, Any]], *, match_id: str | None = None) -> Iterator[Frame]:
+        r = MatchReplay(match_id=match_id, ruleset=self.profile)
+        for a in activities:
+            yield from r.feed(a)
+        yield from r.close()
+
+
+def ruleset(profile_id: str) -> AlgoriRuleset | ProfileRuleset:
+    """The ruleset a profile id (options included, e.g. ``jua-2016(rounds=3)``) names."""
+    prof = P.get(profile_id)
+    return AlgoriRuleset(prof) if prof.audit == P.DEALER_AUDIT else ProfileRuleset(prof)
+
+
 SKIP_BIND_2 = REGISTRY.register(AlgoriRuleset(P.SKIP_BIND_2))
 BIND_2 = REGISTRY.register(AlgoriRuleset(P.BIND_2))
 NO_WHITE_WILD = REGISTRY.register(AlgoriRuleset(P.NO_WHITE_WILD))
+JUA_2016 = REGISTRY.register(ProfileRuleset(P.JUA_2016))
 _BY_ID = {r.id: r for r in (SKIP_BIND_2, BIND_2, NO_WHITE_WILD)}
 
 

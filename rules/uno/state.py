@@ -66,9 +66,14 @@ class GameState(NamedTuple):
     wins: Mapping[str, int] = EMPTY
     players: tuple[str, ...] = ()
     names: Mapping[str, str] = EMPTY
+    # profile logs (rules.uno.audit): the pending draw stack, the challenged offender who plays
+    # again, the player a missed UNO call may be pointed out against
+    stack: tuple[Card, ...] = ()
+    must_play: str | None = None
+    pointable: str | None = None
 
     def replace(self, **changes: Any) -> GameState:
-        """``_replace`` by field index: a state has 33 fields and a step changes two or three."""
+        """``_replace`` by field index: a state has 38 fields and a step changes two or three."""
         values = list(self)
         try:
             for name, value in changes.items():

@@ -547,7 +547,18 @@ def test_every_check_has_a_test() -> None:
                                "response-time", "pointing-without-effect", "wd4-last-card-draw",
                                "special-logic-timer", "wild-colour-rejected", "bound-challenge-refused",
                                "penalty-cap-silent", "deck-exhausted-continues", "pointing-window"}  # fmt: skip
-    assert set(CHECKS) - tested == set()
+    from tests.rules.test_jua_golden import REQUIRED as JUA_GOLDEN  # each fires in a golden JUA scenario
+
+    assert set(CHECKS) - tested - JUA_GOLDEN == set()
+
+
+def test_every_check_says_which_profiles_it_applies_to() -> None:
+    from rules.uno.catalog import PROFILE_CHECKS, PROFILE_ONLY, applies_to
+
+    assert all(applies_to(code) for code in CHECKS)
+    assert PROFILE_CHECKS <= set(CHECKS) and PROFILE_ONLY <= PROFILE_CHECKS
+    assert applies_to("stack-answer") == ("jua-2016",) and applies_to("special-logic-valid") == ("algori-2023",)
+    assert applies_to("card-legal-on-top") == ("algori-2023", "jua-2016")
 
 
 def test_consistency_family_for_snapshot_checks() -> None:

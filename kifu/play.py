@@ -1,0 +1,109 @@
+"""``kifu play``: seats, bots and profile from the command line; the referee's log to a file."""
+
+from __future__ import annotations
+
+import gzip
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from kifu import bots
+from kifu.referee import BotError, Referee, Seat
+from rules.uno import profile as P
+
+
+class PlayError(Exception):
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def seats_from(args: Any) -> list[Seat]:
+    """The seats ``--bot``, ``--bots``, ``--players`` and ``--names`` ask for."""
+    listed = [b.strip() for b in (args.bots or "").split(",") if b.strip()]
+    specs = list(args.bot) + listed
+    if not specs:
+        raise PlayError("give the bots: --bots random,greedy,… or --bot path/to/bot.py:function")
+    n = args.players or max(len(specs), 4 if not args.bot else len(specs))
+    if n < 1:
+        raise PlayError(f"--players {n}: at least one player")
+    if not 0 <= args.sloppy_rate <= 1:
+        raise PlayError(f"--sloppy-rate {args.sloppy_rate}: give a rate from 0 to 1")
+    names = [x.strip() for x in args.names.split(",")] if args.names else []
+    if names and len(names) != n:
+        raise PlayError(f"--names gives {len(names)} names for {n} players")
+    seats = []
+    for i in range(n):
+        rest = listed or args.bot  # the seats after --bot are filled from --bots, repeated
+        spec = args.bot[i] if i < len(args.bot) else rest[(i - len(args.bot)) % len(rest)]
+        try:
+            if spec in bots.KINDS:
+                bot = bots.builtin(spec, args.seed * 1009 + i, sloppy_rate=args.sloppy_rate)
+                label = f"{spec}-{i + 1}"
+            else:
+                bot = bots.load(spec)
+                label = f"{spec.rpartition(':')[2]}-{i + 1}"
+        except ValueError as exc:
+            raise PlayError(str(exc)) from None
+        except Exception as exc:  # the contestant's module failed to import
+            raise PlayError(f"bot {spec!r} cannot be loaded: {type(exc).__name__}: {exc}", 1) from None
+        seats.append(Seat(f"P-{i + 1:08d}", names[i] if names else label, bot))
+    return seats
+
+
+@contextmanager
+def _open(out: str) -> Any:
+    if out == "-":
+        yield sys.stdout.buffer
+        return
+    path = Path(out)
+    if path.is_dir():
+        raise PlayError(f"--out {out} is a folder: give a file name, e.g. match.jsonl")
+    tmp = path.with_name(path.name + ".tmp")
+    raw = open(tmp, "wb")  # noqa: SIM115
+    # no file name and no time in the gzip header: the same seed gives the same bytes under any name
+    f: IO[bytes] = gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) if out.endswith(".gz") else raw
+    try:
+        yield f
+    except BaseException:
+        f.close()
+        raw.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    f.close()
+    raw.close()
+    tmp.replace(path)  # a whole log or none: never half a match under the name asked for
+
+
+def play(args: Any) -> Path:
+    """Play the match ``args`` describe and write its log; the path written."""
+    try:
+        profile = P.get(args.ruleset)
+    except ValueError as exc:
+        raise PlayError(f"--ruleset: {exc}") from None
+    if args.rounds is not None and args.rounds < 1:
+        raise PlayError(f"--rounds {args.rounds}: at least one round")
+    seats = seats_from(args)
+    try:
+        ref = Referee(profile, seats, seed=args.seed, rounds=args.rounds)
+    except ValueError as exc:
+        raise PlayError(str(exc)) from None
+    bar = None
+    if not args.no_progress and args.out != "-":
+        from tqdm import tqdm
+
+        bar = tqdm(total=ref.rounds, unit=" round", desc=f"{profile.id} seed {args.seed}", leave=False,
+                   file=sys.stderr, mininterval=0.5)  # fmt: skip
+    try:
+        with _open(args.out) as f:
+            ref.play(lambda line: f.write(line + b"\n"), on_round=bar.update if bar is not None else None)
+    except BotError as exc:
+        raise PlayError(str(exc), 1) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.out != "-":
+        print(f"kifu play: {profile.id}, {len(seats)} players, {ref.rounds} rounds, seed {args.seed}: "
+              f"{ref.seq} lines written to {args.out}", file=sys.stderr)  # fmt: skip
+    return Path(args.out)

@@ -1,0 +1,593 @@
+"""The profile audit: a UNO log judged from its profile alone (the JUA competition rules, …).
+
+:class:`ProfileReplay` folds a log through :mod:`rules.uno.model` and judges every line:
+
+* each player action against the profile (:func:`rules.uno.model.refusal`), compared with the
+  referee's answer — the ``penalty`` line right after it (a refusal), or none (accepted);
+* each referee decision (hand-overs, forced draws and stack totals, challenge verdicts and
+  outcomes, UNO pointings, round ends, scores, the next round's start player) re-derived;
+* each field a line states about the board (``next-player`` contents, ``desk``) against the
+  replayed board, which then follows the log, so one difference is one finding.
+
+It trusts nothing of the program that wrote the log: Kifu's own referee is judged like any
+other.  Which checks it reports is :data:`rules.uno.catalog.PROFILE_CHECKS`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from typing import Any
+
+from rules.core import Frame, Violation
+from rules.uno import events as E
+from rules.uno import model as M
+from rules.uno.cards import Card
+from rules.uno.catalog import CHECKS
+from rules.uno.profile import Profile
+from rules.uno.state import GameState, frozen
+from rules.uno.verdicts import truthy
+
+#: Penalty texts and the check each one names (the referee's refusals, docs/rules/jua.md).
+ERROR_CODE = {
+    "Next player invalid.": "turn-owner",
+    "Card play invalid.": "card-object-valid",
+    "Card play not exist of player.": "card-owned",
+    "Card play invalid with card before.": "card-legal-on-top",
+    "Color of wild is required.": "wild-colour-given",
+    "Color wild invalid.": "wild-colour-valid",
+    "Pair invalid.": "pair-identical",
+    "Can not answer draw stack.": "stack-answer",
+    "Can not play draw card.": "play-draw-allowed",
+    "Only the drawn card may be played.": "play-draw-allowed",
+    "Can not challenge.": "challenge-eligible",
+    "Card play is required.": "challenge-must-play",
+    "Already changed color.": "colour-choice-eligible",
+    "Did not say uno.": "uno-call-missed",
+}
+
+#: Actions a penalty line right after them answers.
+ACTIONS = (E.PlayCard, E.PlayDrawCard, E.DrawCard, E.Challenge, E.ColorOfWild, E.PointedNotSayUno)
+
+
+def _cards(cards: Any) -> str:
+    return "[" + ", ".join(sorted(map(str, cards))) + "]"
+
+
+def _stack_text(stack: tuple[Card, ...]) -> str:
+    return f"+{M.stack_total(stack)} ({' '.join(map(str, stack))})" if stack else "+0"
+
+
+class ProfileReplay:
+    """Replays one match under ``profile``. ``feed(activity)`` returns the frames that became final."""
+
+    def __init__(self, profile: Profile, *, match_id: str | None = None, state: GameState | None = None) -> None:
+        self.profile = profile
+        self.ruleset = profile
+        self.match_id = match_id
+        self.state = state or GameState()
+        self._held: E.Event | None = None
+        self.out: list[Violation] = []
+        self.rounds_done = 0
+        self.last_winner: str | None = None
+        self.circle: tuple[str, ...] | None = None
+        self.history: list[dict[str, int]] = []
+        self.deck = profile.deck.copies()
+        self.discards: list[Card] = []  # printed faces in the discard pile (follows rebuilds)
+        self.reported_faces: set[Card] = set()
+        self.unyelled: dict[str, int] = {}  # player -> seq of the play that left one card without a call
+        self._prev: E.Event | None = None
+
+    # ------------------------------------------------------------------ feeding
+
+    def feed(self, activity: dict[str, Any]) -> list[Frame]:
+        ev = E.to_event(activity)
+        held, self._held = self._held, ev
+        if held is None:
+            return []
+        return [self._step(held, ev)]
+
+    def close(self) -> list[Frame]:
+        out = []
+        if self._held is not None:
+            out.append(self._step(self._held, None))
+            self._held = None
+        return out
+
+    # ------------------------------------------------------------------ one line
+
+    def _step(self, ev: E.Event, nxt: E.Event | None) -> Frame:
+        self.out = []
+        s = self.state
+        prev, self._prev = self._prev, ev
+        if isinstance(ev, (E.PlayCard, E.PlayDrawCard, E.ColorOfWild)) and isinstance(nxt, E.Penalty) \
+                and nxt.victim == ev.player:  # fmt: skip
+            ev = replace(ev, rejected=nxt.error, penalty_seq=nxt.seq)  # the referee's answer: refused
+        if isinstance(ev, E.Penalty):
+            answers = isinstance(prev, ACTIONS) and (prev.player == ev.victim or (
+                isinstance(prev, E.PointedNotSayUno) and ev.error == "Did not say uno."))
+            self._penalty(s, ev, answers)
+        else:
+            judge = _JUDGES.get(type(ev))
+            if judge is not None:
+                judge(self, s, ev, nxt)
+        after = self._after(s, ev, M.apply(self.profile, s, ev))
+        self.state = after
+        return Frame(ev.seq, ev, s, after, tuple(self._stamp(v) for v in self.out))
+
+    def _after(self, s: GameState, ev: E.Event, a: GameState) -> GameState:
+        """Follow the discard faces, compare the line's desk, count every card."""
+        if isinstance(ev, E.FirstPlayer):
+            self.discards = [ev.first_card] if ev.first_card is not None else []
+            self.reported_faces = set()
+        elif a.discard < len(self.discards) and a.discard <= 1:  # rebuilt from the discards
+            self.discards = self.discards[-1:]
+        if isinstance(ev, (E.PlayCard, E.PlayDrawCard)) and a.cards_played > s.cards_played:
+            self.discards += [c for c in (ev.card if isinstance(ev, E.PlayCard) else s.drawn_card,
+                                          ev.pair if isinstance(ev, E.PlayCard) else None)
+                              if c is not None][: a.cards_played - s.cards_played]
+        if isinstance(ev, E.Challenge) and ev.success is True and self.discards:
+            self.discards.pop()
+        if ev.desk is not None and a.in_round:
+            a = self._desk(ev, a)
+        self._conserve(ev, a)
+        return a
+
+    # ------------------------------------------------------------------ findings
+
+    def v(self, code: str, ev: E.Event, message: str, *, player: Any = None, expected: Any = None,
+          actual: Any = None, penalty_seq: int | None = None, seq: int | None = None) -> None:  # fmt: skip
+        check = CHECKS[code]
+        s = self.state
+        self.out.append(Violation(
+            code=code, family=check.family, severity=check.severity, message=message,
+            seq=seq if seq is not None else ev.seq,
+            round_no=ev.round_no if ev.round_no is not None else s.round_no,
+            turn_no=ev.turn_no if ev.turn_no is not None else s.turn_no,
+            player=player if isinstance(player, str) else None,
+            expected=None if expected is None else str(expected), actual=None if actual is None else str(actual),
+            penalty_seq=penalty_seq,
+        ))  # fmt: skip
+
+    def _stamp(self, v: Violation) -> Violation:
+        return replace(v, ruleset=self.profile.id, ruleset_version=self.profile.version, match_id=self.match_id)
+
+    # ------------------------------------------------------------------ actions
+
+    def _action(self, s: GameState, ev: Any, nxt: E.Event | None, what: str) -> bool:
+        """Judge an action against the referee's answer; True when the rules accept it."""
+        why = M.refusal(self.profile, s, ev)
+        answer = nxt.error if isinstance(nxt, E.Penalty) and nxt.victim == ev.player else None
+        pseq = nxt.seq if answer is not None else None
+        if why is None:
+            if answer is not None:
+                self.v("penalty-unjustified", ev, f"{what}: the referee answered '{answer}', but the rules accept it",
+                       player=ev.player, expected="accepted", actual=answer, penalty_seq=pseq)  # fmt: skip
+            return True
+        code, text = why
+        self.v(code, ev, f"{what}: {text}", player=ev.player, expected=text,
+               actual=answer or "accepted", penalty_seq=pseq)  # fmt: skip
+        if answer is None:
+            self.v("missing-penalty", ev, f"{what}: accepted although the rules refuse it ('{text}')",
+                   player=ev.player, expected=text, actual="accepted")  # fmt: skip
+        elif answer != text:
+            self.v("penalty-cause", ev, f"{what}: refused as '{answer}', the rules give '{text}'",
+                   player=ev.player, expected=text, actual=answer, penalty_seq=pseq)  # fmt: skip
+        return False
+
+    def _play(self, s: GameState, ev: E.PlayCard, nxt: E.Event | None) -> None:
+        pair = f" + {ev.pair if ev.pair is not None else repr(ev.pair_raw)}" if ev.pair_raw is not None else ""
+        what = f"{ev.card if ev.card is not None else repr(ev.card_raw)}{pair} on {s.top}" + \
+            (f" (stack {_stack_text(s.stack)})" if s.stack else "")  # fmt: skip
+        if not self._action(s, ev, nxt, f"play-card {what}") or isinstance(nxt, E.Penalty) and nxt.victim == ev.player:
+            return
+        if M.pair_cut(self.profile, s, ev):
+            self.v("pair-finish-uno", ev, f"pair {ev.card} + {ev.pair} would finish without the UNO call: only one "
+                   "card is played", player=ev.player, expected="yell_uno true", actual="no call")  # fmt: skip
+        self._after_play(s, ev, ev.card, None if M.pair_cut(self.profile, s, ev) else ev.pair, ev.yell_raw)
+
+    def _play_draw(self, s: GameState, ev: E.PlayDrawCard, nxt: E.Event | None) -> None:
+        what = f"play-draw-card is_play_card={ev.is_play_raw!r} (drawn {s.drawn_card})"
+        if not self._action(s, ev, nxt, what) or isinstance(nxt, E.Penalty) and nxt.victim == ev.player:
+            return
+        if ev.card_raw is not None and s.drawn_card is not None and ev.card != s.drawn_card:
+            self.v("echo-fields", ev, f"play-draw-card card_play {ev.card}, the drawn card is {s.drawn_card}",
+                   player=ev.player, expected=s.drawn_card, actual=ev.card)  # fmt: skip
+        if truthy(ev.is_play_raw) and s.drawn_card is not None:
+            self._after_play(s, ev, s.drawn_card, None, ev.yell_raw)
+
+    def _after_play(self, s: GameState, ev: Any, card: Card, pair: Card | None, yell: Any) -> None:
+        hand = list(s.hand(ev.player))
+        for c in (card, pair):
+            if c is not None and c in hand:
+                hand.remove(c)
+        if card.special == "wild_draw_4" and not self.profile.challenge.wd4_legal(tuple(hand), s.top, s.stack):
+            held = [c for c in hand if s.top is not None and c.color == s.top.color and
+                    (not s.stack or c.special == "draw_2")]  # fmt: skip
+            self.v("wd4-bluff", ev, f"wild draw 4 on {s.top} while holding {_cards(held)} of that colour",
+                   player=ev.player, expected="no card of the current colour", actual=_cards(held))  # fmt: skip
+        if len(hand) == 1 and not truthy(yell):
+            self.unyelled[ev.player] = ev.seq
+            self.v("uno-call-missed", ev, f"{ev.player} went down to one card without the UNO call",
+                   player=ev.player, expected="yell_uno true", actual="no call")  # fmt: skip
+
+    def _draw(self, s: GameState, ev: E.DrawCard, nxt: E.Event | None) -> None:
+        p = ev.player
+        n = len(ev.cards)
+        room = s.draw_pile + max(0, s.discard - 1)
+        if s.winner is not None:  # the last card's stack
+            want = M.stack_total(s.stack)
+            if p != M.next_seat(s, s.winner) or not s.stack:
+                self.v("round-end", ev, f"draw-card by {p} after {s.winner} won: nobody draws here" if not s.stack else
+                       f"the last card's stack is drawn by {M.next_seat(s, s.winner)}, not {p}", player=None,
+                       expected=M.next_seat(s, s.winner) if s.stack else "finish-turn", actual=p)  # fmt: skip
+            elif n != min(want, room):
+                self.v("stack-total", ev, f"{p} draws {n} for the last card's stack {_stack_text(s.stack)}",
+                       expected=min(want, room), actual=n)  # fmt: skip
+            self._draw_fields(s, ev, s.stack)
+            return
+        if s.auto_draw is not None or s.stack:
+            if p != s.to_act:
+                self.v("turn-owner", ev, f"draw-card by {p}: {s.to_act} is to act", player=p,
+                       expected=s.to_act, actual=p)  # fmt: skip
+                return
+            want = min(M.stack_total(s.stack), room)
+            if n != want:
+                self.v("stack-total", ev, f"{p} draws {n} for the stack {_stack_text(s.stack)}", expected=want,
+                       actual=n)  # fmt: skip
+            self._draw_fields(s, ev, s.stack)
+            return
+        why = M.refusal(self.profile, s, ev)
+        if isinstance(nxt, E.Penalty) and nxt.victim == p:  # a draw the referee refused (is_draw false)
+            self._action(s, ev, nxt, f"draw-card by {p}")
+            return
+        if why is not None:
+            self.v(why[0], ev, f"draw-card by {p}: {why[1]}", player=p, expected=why[1], actual="accepted")
+            self.v("missing-penalty", ev, f"draw-card by {p} accepted although the rules refuse it ('{why[1]}')",
+                   player=p, expected=why[1], actual="accepted")  # fmt: skip
+            return
+        want = min(1, room)
+        if n != want:
+            self.v("voluntary-draw", ev, f"voluntary draw of {n} cards (the rules give {want})", expected=want,
+                   actual=n)  # fmt: skip
+        if ev.cards and isinstance(ev.can_play, bool):
+            can = self.profile.playable(ev.cards[0], s.top)
+            if can != ev.can_play:
+                self.v("voluntary-draw", ev, f"drawn {ev.cards[0]} on {s.top}: can_play_draw_card {ev.can_play}, the "
+                       f"rules say {can}", expected=can, actual=ev.can_play)  # fmt: skip
+        self._draw_fields(s, ev, ())
+
+    def _draw_fields(self, s: GameState, ev: E.DrawCard, stack: tuple[Card, ...]) -> None:
+        if isinstance(ev.draw_reason, str) and ev.draw_reason != M.draw_reason(stack):
+            self.v("stack-total", ev, f"draw_reason {ev.draw_reason!r}, the stack is {_stack_text(stack)}",
+                   expected=M.draw_reason(stack), actual=ev.draw_reason)  # fmt: skip
+        self._stack_field(ev, ev.draw_stack, stack)
+        if type(ev.before_n) is int and ev.before_n != s.draw_pile:
+            self.v("snapshot-mismatch", ev, f"draw_desk.before {ev.before_n}, replayed draw pile {s.draw_pile}",
+                   expected=s.draw_pile, actual=ev.before_n)  # fmt: skip
+
+    def _stack_field(self, ev: E.Event, field_: Any, stack: tuple[Card, ...]) -> None:
+        if not isinstance(field_, dict):
+            return
+        number, cards = field_.get("number"), field_.get("cards")
+        if (type(number) is int and number != M.stack_total(stack)) or \
+                (isinstance(cards, list) and E.cards_of(cards) != stack):  # fmt: skip
+            self.v("stack-total", ev, f"draw_stack {number} {_cards(E.cards_of(cards))}, the stack is "
+                   f"{_stack_text(stack)}", expected=M.stack_total(stack), actual=number)  # fmt: skip
+
+    def _challenge(self, s: GameState, ev: E.Challenge, nxt: E.Event | None) -> None:
+        if not truthy(ev.is_challenge_raw):
+            return
+        refused = isinstance(nxt, E.Penalty) and nxt.victim == ev.player
+        what = f"challenge by {ev.player} of {s.prev_actor}'s wild draw 4 (stack {_stack_text(s.stack)})"
+        why = M.refusal(self.profile, s, ev)
+        if why is not None or refused:
+            answer = nxt.error if refused else None  # type: ignore[union-attr]
+            if why is None:
+                self.v("penalty-unjustified", ev, f"{what}: the referee answered '{answer}', but the challenge is "
+                       "allowed", player=ev.player, expected="a verdict", actual=answer,
+                       penalty_seq=nxt.seq)  # type: ignore[union-attr]  # fmt: skip
+            else:
+                self.v(why[0], ev, f"{what}: {why[1]}", player=ev.player, expected=why[1], actual=answer or "judged",
+                       penalty_seq=nxt.seq if refused else None)  # type: ignore[union-attr]  # fmt: skip
+                if not refused:
+                    self.v("missing-penalty", ev, f"{what}: judged although the rules refuse it", player=ev.player,
+                           expected=why[1], actual="judged")  # fmt: skip
+            return
+        offender = s.prev_actor
+        hand = s.hand(offender)
+        want = self.profile.challenge.succeeds(hand, s.wd4_base, s.stack)
+        if ev.success is not want:
+            self.v("challenge-verdict", ev, f"{what}: the referee says {'success' if ev.success else 'failure'}, "
+                   f"{offender} held {_cards(hand)} on {s.wd4_base}", expected=want, actual=ev.success)  # fmt: skip
+        if ev.success is True:
+            receiver, count = offender, 1 + self.profile.challenge.success_draws
+            back_ok = bool(ev.cards) and ev.cards[0].special == "wild_draw_4"
+        else:
+            receiver, count = ev.player, M.stack_total(s.stack) + self.profile.challenge.failure_extra
+            back_ok = True
+        if ev.success is True:  # the wild draw 4 leaves the discards: the rest but the new top can be drawn
+            want = 1 + min(count - 1, s.draw_pile + max(0, s.discard - 2))
+        else:
+            want = min(count, s.draw_pile + max(0, s.discard - 1))
+        if ev.receiver != receiver or len(ev.cards) != want or not back_ok:
+            self.v("challenge-outcome", ev, f"{what}: {ev.receiver} receives {len(ev.cards)} cards; the rules give "
+                   f"{receiver} {count}{' (the wild draw 4 back first)' if ev.success is True else ''}",
+                   expected=f"{receiver} {count}", actual=f"{ev.receiver} {len(ev.cards)}")  # fmt: skip
+
+    def _public(self, s: GameState, ev: E.PublicCard, nxt: E.Event | None) -> None:
+        offender = s.prev_actor
+        if ev.owner != offender or Counter(ev.cards) != Counter(s.hand(offender)) or \
+                (ev.shown_to is not None and ev.shown_to != s.to_act):  # fmt: skip
+            self.v("public-card", ev, f"public-card shows {ev.owner}'s {_cards(ev.cards)} to {ev.shown_to}; the "
+                   f"challenged hand is {offender}'s {_cards(s.hand(offender))}, shown to {s.to_act}",
+                   expected=f"{offender} {_cards(s.hand(offender))}", actual=f"{ev.owner} {_cards(ev.cards)}")  # fmt: skip
+
+    def _point(self, s: GameState, ev: E.PointedNotSayUno, nxt: E.Event | None) -> None:
+        t = ev.target
+        valid = isinstance(t, str) and t == s.pointable and len(s.hand(t)) == 1 and not s.yell.get(t, False)
+        penalised = isinstance(nxt, E.Penalty) and nxt.error == "Did not say uno."
+        if valid and not (penalised and nxt.victim == t):  # type: ignore[union-attr]
+            self.v("uno-pointing-outcome", ev, f"{ev.player} pointed out {t}'s missed UNO call in time, but "
+                   f"{'the penalty went to ' + str(nxt.victim) if penalised else 'no penalty followed'}",  # type: ignore[union-attr]
+                   expected=f"Did not say uno. on {t}", actual="other")  # fmt: skip
+        elif not valid and not penalised:
+            why = "called UNO" if isinstance(t, str) and s.yell.get(t) else \
+                "does not hold one card" if len(s.hand(t)) != 1 else "can no longer be pointed out (a card was discarded since)"
+            self.v("pointing-without-effect", ev, f"{ev.player} pointed at {t}, who {why}: no effect",
+                   player=ev.player, expected="a missed call in its window", actual=why)  # fmt: skip
+        elif not valid and penalised:
+            self.v("uno-pointing-outcome", ev, f"{ev.player} pointed at {t}, who "
+                   f"{'called UNO' if isinstance(t, str) and s.yell.get(t) else 'cannot be pointed out now'}, "
+                   f"yet {nxt.victim} was penalised", player=nxt.victim,  # type: ignore[union-attr]
+                   expected="no penalty", actual="Did not say uno.")  # fmt: skip
+        if ev.hand and isinstance(t, str) and Counter(ev.hand) != Counter(s.hand(t)):
+            self.v("snapshot-mismatch", ev, f"pointed-not-say-uno shows {t}'s hand {_cards(ev.hand)}, replayed "
+                   f"{_cards(s.hand(t))}", expected=_cards(s.hand(t)), actual=_cards(ev.hand), player=t)  # fmt: skip
+
+    def _penalty(self, s: GameState, ev: E.Penalty, prev_was_action: bool) -> None:
+        victim, err = ev.victim, ev.error or ""
+        room = s.draw_pile + max(0, s.discard - 1)
+        want = self.profile.uno.penalty if err == "Did not say uno." else self.profile.illegal_play_cards
+        if len(ev.cards) != min(want, room):
+            self.v("penalty-count", ev, f"penalty of {len(ev.cards)} cards for '{err}' ({want} by the rules)",
+                   player=victim, expected=min(want, room), actual=len(ev.cards))  # fmt: skip
+        if prev_was_action:
+            return
+        # a refusal with no action line of its own: an out-of-turn draw, a draw by the challenged offender
+        if err == "Next player invalid." and isinstance(victim, str) and victim != s.to_act and victim in s.seats:
+            self.v("turn-owner", ev, f"{victim} acted out of turn ({s.to_act} is to act): a draw the referee refused",
+                   player=victim, expected=s.to_act, actual=victim, penalty_seq=ev.seq)  # fmt: skip
+        elif err == "Card play is required." and victim == s.must_play and victim == s.to_act:
+            self.v("challenge-must-play", ev, f"{victim} drew instead of playing a correct card after the successful "
+                   "challenge", player=victim, expected="a play", actual="draw", penalty_seq=ev.seq)  # fmt: skip
+        elif err == "Did not say uno.":
+            self.v("penalty-unjustified", ev, f"'Did not say uno.' for {victim} with no pointing line before it",
+                   player=victim, expected="a pointing", actual=err, penalty_seq=ev.seq)  # fmt: skip
+        else:
+            self.v("penalty-unjustified", ev, f"penalty '{err}' for {victim}: no action of {victim} the rules refuse "
+                   "comes before it", player=victim, expected="no penalty", actual=err, penalty_seq=ev.seq)  # fmt: skip
+
+    # ------------------------------------------------------------------ referee lines
+
+    def _first(self, s: GameState, ev: E.FirstPlayer, nxt: E.Event | None) -> None:
+        prof = self.profile
+        if s.in_round:
+            self.v("event-sequence", ev, f"round {s.round_no} never finished (no finish-turn)")
+        lo, hi = prof.players
+        seats = ev.seats
+        if not lo <= len(seats) <= hi or len(set(seats)) != len(seats):
+            self.v("player-count", ev, f"{len(seats)} seats {list(seats)}: the rules allow {lo}–{hi} players",
+                   expected=f"{lo}–{hi}", actual=len(seats))  # fmt: skip
+        problems = []
+        sizes = {p: len(h) for p, h in ev.hands.items()}
+        if set(sizes) != set(seats) or any(n != prof.hand_size for n in sizes.values()):
+            problems.append(f"hands of {sizes} ({prof.hand_size} each)")
+        if ev.first_card is None:
+            problems.append("no first card")
+        elif ev.first_card.special in prof.first_card.redeal:
+            problems.append(f"first card {ev.first_card} (it is turned again)")
+        if any(c.special not in prof.first_card.redeal for c in ev.returned):
+            problems.append(f"returned first cards {_cards(ev.returned)} (only {', '.join(sorted(prof.first_card.redeal))} go back)")
+        if seats and ev.first_player is not None and ev.first_player != seats[0]:
+            problems.append(f"first_player {ev.first_player} is not seat 1 ({seats[0]})")
+        if problems:
+            self.v("deal-and-first-card", ev, "deal breaks the rules: " + "; ".join(problems))
+        if prof.seating == "winner-deals" and self.circle is not None and seats:
+            rotated = _rotation(self.circle, seats[0])
+            if tuple(seats) != rotated or (self.last_winner is not None and seats[0] != self.last_winner):
+                self.v("dealer-rotation", ev, f"round {ev.round_no} starts with {seats[0]} in order {list(seats)}; "
+                       f"the rules: the last winner {self.last_winner} starts, seating {list(self.circle)}",
+                       expected=self.last_winner, actual=seats[0])  # fmt: skip
+        if seats:
+            self.circle = tuple(seats)
+        self.unyelled = {}
+
+    def _next_player(self, s: GameState, ev: E.NextPlayer, nxt: E.Event | None) -> None:
+        if not M.handover_due(s):
+            self.v("event-sequence", ev, f"turn handed to {ev.next_player} while {s.to_act} has not finished "
+                   f"({'a colour choice' if s.gate == 'color' else 'the drawn card' if s.gate == 'play-draw' else 'the stack draw' if s.auto_draw else 'no action'} "
+                   "is logged)", player=s.to_act)  # fmt: skip
+        want = M.expected_next(s)
+        if want is not None and ev.next_player != want:
+            self.v("next-seat", ev, f"turn given to {ev.next_player}, the rules give it to {want}",
+                   player=ev.next_player, expected=want, actual=ev.next_player)  # fmt: skip
+        if type(ev.turn_no) is int and ev.turn_no != s.turn_no + 1:
+            self.v("turn-counter", ev, f"number_turn_play {ev.turn_no}, expected {s.turn_no + 1}",
+                   expected=s.turn_no + 1, actual=ev.turn_no)  # fmt: skip
+        who = ev.next_player
+        diffs = []
+        if ev.before_player is not None and s.prev_actor is not None and ev.before_player != s.prev_actor:
+            diffs.append(("before_player", s.prev_actor, ev.before_player))
+        if ev.card_before is not None and ev.card_before != s.top:
+            diffs.append(("card_before", s.top, ev.card_before))
+        if who and ev.hand_raw is not None and Counter(E.cards_of(ev.hand_raw)) != Counter(s.hand(who)):
+            diffs.append(("card_of_player", _cards(s.hand(who)), _cards(E.cards_of(ev.hand_raw))))
+        counts = {p: len(h) for p, h in s.hands.items()}
+        if ev.counts and any(counts.get(p) != n for p, n in ev.counts.items()):
+            diffs.append(("number_card_of_player", counts, ev.counts))
+        if isinstance(ev.turn_right, bool) and ev.turn_right != s.direction:
+            diffs.append(("turn_right", s.direction, ev.turn_right))
+        if isinstance(ev.must_call_draw_card, bool) and ev.must_call_draw_card != bool(s.stack):
+            diffs.append(("must_call_draw_card", bool(s.stack), ev.must_call_draw_card))
+        if isinstance(ev.must_play_card, bool) and ev.must_play_card != (s.must_play is not None):
+            diffs.append(("must_play_card", s.must_play is not None, ev.must_play_card))
+        if type(ev.number_card_play) is int and ev.number_card_play != s.cards_played:
+            self.v("cards-played-counter", ev, f"number_card_play {ev.number_card_play}, replayed {s.cards_played}",
+                   expected=s.cards_played, actual=ev.number_card_play, player=who)  # fmt: skip
+        if diffs:
+            self.v("next-player-contents", ev, "next-player payload differs in " + ", ".join(d[0] for d in diffs),
+                   expected="; ".join(f"{k}={e}" for k, e, _ in diffs),
+                   actual="; ".join(f"{k}={x}" for k, _, x in diffs), player=who)  # fmt: skip
+        if isinstance(ev.draw_reason, str) and ev.draw_reason != M.draw_reason(s.stack):
+            self.v("stack-total", ev, f"draw_reason {ev.draw_reason!r}, the stack is {_stack_text(s.stack)}",
+                   expected=M.draw_reason(s.stack), actual=ev.draw_reason, player=who)  # fmt: skip
+        self._stack_field(ev, ev.draw_stack, s.stack)
+
+    def _color_request(self, s: GameState, ev: E.ColorChangeRequest, nxt: E.Event | None) -> None:
+        if s.gate != "color" or (ev.chooser is not None and ev.chooser != s.chooser):
+            self.v("event-sequence" if s.gate != "color" else "echo-fields", ev,
+                   f"color-change-request asks {ev.chooser}; {'no colour is to be chosen' if s.gate != 'color' else s.chooser + ' chooses'}",
+                   expected=s.chooser, actual=ev.chooser)  # fmt: skip
+
+    def _color(self, s: GameState, ev: E.ColorOfWild, nxt: E.Event | None) -> None:
+        if s.color_echo is not None and not (s.gate == "color" and s.chooser == ev.player):
+            if s.top is not None and ev.color_raw != s.top.color or ev.player not in (None, s.color_echo):
+                self.v("echo-fields", ev, f"color-of-wild echoes {ev.color_raw!r} for {ev.player}; {s.color_echo} "
+                       f"chose {s.top.color if s.top else None}", expected=s.top.color if s.top else None,
+                       actual=ev.color_raw)  # fmt: skip
+            return
+        self._action(s, ev, nxt, f"color-of-wild {ev.color_raw!r} by {ev.player}")
+
+    def _finish_turn(self, s: GameState, ev: E.FinishTurn, nxt: E.Event | None) -> None:
+        winner = s.winner
+        stalled = winner is None and (s.stall >= self.profile.no_progress_laps * max(1, len(s.seats))
+                                      or s.turn_no >= self.profile.turn_limit)  # R25, R26
+        if winner is None and not stalled:
+            self.v("round-end", ev, f"round {s.round_no} ends with nobody out of cards", expected="a winner",
+                   actual=ev.winner)  # fmt: skip
+        elif ev.winner != winner:
+            self.v("round-end", ev, f"finish-turn names {ev.winner} the winner; the rules: {winner}",
+                   expected=winner, actual=ev.winner)  # fmt: skip
+        if winner is not None and s.stack:
+            self.v("stack-total", ev, f"the last card's stack {_stack_text(s.stack)} was not drawn by "
+                   f"{M.next_seat(s, winner)}", expected=M.stack_total(s.stack), actual=0)  # fmt: skip
+        hands = {p: s.hand(p) for p in s.seats}
+        if ev.hands and any(Counter(ev.hands.get(p, ())) != Counter(h) for p, h in hands.items()):
+            diff = [p for p, h in hands.items() if Counter(ev.hands.get(p, ())) != Counter(h)]
+            self.v("finish-hands", ev, f"finish-turn hands of {', '.join(diff)} differ from the replay",
+                   expected="; ".join(f"{p}={_cards(hands[p])}" for p in diff),
+                   actual="; ".join(f"{p}={_cards(ev.hands.get(p, ()))}" for p in diff))  # fmt: skip
+        want = self.profile.scoring.round(hands, ev.winner if isinstance(ev.winner, str) else winner)
+        got = {p: v for p, v in ev.scores.items() if type(v) is int}
+        if ev.scores and got != want:
+            self.v("round-score", ev, f"round scores {got}, the rules give {want}", expected=want, actual=got)
+        totals = dict(s.totals)
+        for p, v in want.items():
+            totals[p] = totals.get(p, 0) + v
+        logged = {p: v for p, v in ev.totals.items() if type(v) is int}
+        if ev.totals and logged != totals:
+            self.v("total-score", ev, f"total scores {logged}, the rounds add up to {totals}", expected=totals,
+                   actual=logged)  # fmt: skip
+        self.history.append(totals)
+        self.rounds_done += 1
+        self.last_winner = ev.winner if isinstance(ev.winner, str) else winner
+
+    def _finish_game(self, s: GameState, ev: E.FinishGame, nxt: E.Event | None) -> None:
+        want_rounds = self.profile.rounds
+        if want_rounds is not None and self.rounds_done != want_rounds:
+            self.v("round-count", ev, f"the match ends after {self.rounds_done} rounds; the rules play {want_rounds}",
+                   expected=want_rounds, actual=self.rounds_done)  # fmt: skip
+        totals = dict(s.totals)
+        wins = {p: s.wins.get(p, 0) for p in totals}
+        problems = []
+        got = {p: v for p, v in ev.scores.items() if type(v) is int}
+        if ev.scores and got != totals:
+            problems.append(f"scores {got}, totals {totals}")
+        order = {p: v for p, v in ev.order.items() if type(v) is int}
+        if ev.order and order != wins:
+            problems.append(f"order {order}, rounds won {wins}")
+        if totals:
+            top = max(totals.values())
+            tied = [p for p, v in totals.items() if v == top]
+            first = next((p for h in self.history for p in tied if h.get(p, -10**9) >= top), tied[0])
+            if ev.winner is not None and ev.winner not in tied or (len(tied) > 1 and ev.winner != first):
+                problems.append(f"winner {ev.winner}, the rules give {first}")
+        if problems:
+            self.v("match-result", ev, "match result differs: " + "; ".join(problems))
+
+    # ------------------------------------------------------------------ the board against the log
+
+    def _desk(self, ev: E.Event, a: GameState) -> GameState:
+        snap = E.Snapshot.parse(ev.desk)
+        if snap is None:
+            return a
+        diffs = []
+        for p in a.seats:
+            got = snap.hands.get(p)
+            if got is not None and Counter(got) != Counter(a.hand(p)):
+                diffs.append((f"hand {p}", _cards(a.hand(p)), _cards(got)))
+        if snap.top is not None and a.top is not None and snap.top != a.top:
+            diffs.append(("before_card_play", a.top, snap.top))
+        if isinstance(snap.turn_right, bool) and snap.turn_right != a.direction:
+            diffs.append(("turn_right", a.direction, snap.turn_right))
+        if type(snap.draw) is int and snap.draw != a.draw_pile:
+            diffs.append(("draw_desk_number", a.draw_pile, snap.draw))
+        if type(snap.reveal) is int and snap.reveal != a.discard:
+            diffs.append(("reveal_desk_number", a.discard, snap.reveal))
+        stack = ev.desk.get("draw_stack") if isinstance(ev.desk, dict) else None
+        if isinstance(stack, dict) and type(stack.get("number")) is int and stack["number"] != M.stack_total(a.stack):
+            diffs.append(("draw_stack", M.stack_total(a.stack), stack["number"]))
+        if not diffs:
+            return a
+        self.v("snapshot-mismatch", ev, f"{ev.kind} desk differs in " + ", ".join(d[0] for d in diffs),
+               expected="; ".join(f"{k}={e}" for k, e, _ in diffs), actual="; ".join(f"{k}={x}" for k, _, x in diffs))
+        hands = dict(a.hands)
+        for p in a.seats:  # follow the log: one difference is one finding
+            if p in snap.hands:
+                hands[p] = snap.hands[p]
+        return a.replace(hands=frozen(hands), draw_pile=snap.draw if type(snap.draw) is int else a.draw_pile,
+                         discard=snap.reveal if type(snap.reveal) is int else a.discard)  # fmt: skip
+
+    def _conserve(self, ev: E.Event, a: GameState) -> None:
+        if not a.in_round:
+            return
+        seen = Counter(self.discards)
+        for h in a.hands.values():
+            seen.update(h)
+        over = [(c, n) for c, n in seen.items() if n > self.deck.get(c, 0) and c not in self.reported_faces]
+        for c, n in over:
+            self.reported_faces.add(c)
+            self.v("conservation", ev, f"{n} copies of {c} in play; the deck holds {self.deck.get(c, 0)}: a card "
+                   "from nowhere", expected=self.deck.get(c, 0), actual=n)  # fmt: skip
+
+
+def _rotation(circle: tuple[str, ...], first: str) -> tuple[str, ...]:
+    if first not in circle:
+        return circle
+    i = circle.index(first)
+    return circle[i:] + circle[:i]
+
+
+_JUDGES: dict[type, Any] = {
+    E.FirstPlayer: ProfileReplay._first,
+    E.NextPlayer: ProfileReplay._next_player,
+    E.PlayCard: ProfileReplay._play,
+    E.PlayDrawCard: ProfileReplay._play_draw,
+    E.DrawCard: ProfileReplay._draw,
+    E.Challenge: ProfileReplay._challenge,
+    E.PublicCard: ProfileReplay._public,
+    E.PointedNotSayUno: ProfileReplay._point,
+    E.ColorChangeRequest: ProfileReplay._color_request,
+    E.ColorOfWild: ProfileReplay._color,
+    E.FinishTurn: ProfileReplay._finish_turn,
+    E.FinishGame: ProfileReplay._finish_game,
+}
+
+
+def replay(profile: Profile, activities: Iterable[dict[str, Any]], *, match_id: str | None = None) -> Iterator[Frame]:
+    r = ProfileReplay(profile, match_id=match_id)
+    for a in activities:
+        yield from r.feed(a)
+    yield from r.close()
