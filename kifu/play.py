@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from kifu import bots
+from kifu.dealer import AlgoriTable
 from kifu.referee import BotError, Referee, Seat
 from rules.uno import profile as P
 
@@ -86,7 +87,10 @@ def play(args: Any) -> Path:
         raise PlayError(f"--rounds {args.rounds}: at least one round")
     seats = seats_from(args)
     try:
-        ref = Referee(profile, seats, seed=args.seed, rounds=args.rounds)
+        if profile.audit == P.DEALER_AUDIT:  # the ALGORI dealer's rules and log (1,000 rounds, as in the contest)
+            ref: Any = AlgoriTable(profile, seats, seed=args.seed, rounds=args.rounds or 1000)
+        else:
+            ref = Referee(profile, seats, seed=args.seed, rounds=args.rounds)
     except ValueError as exc:
         raise PlayError(str(exc)) from None
     bar = None

@@ -231,3 +231,66 @@ def test_kifu_play_names_the_bot_that_fails(tmp_path: Path) -> None:
     assert r.returncode == 1
     assert "act-1" in r.stderr and "RuntimeError: no idea" in r.stderr
     assert not (tmp_path / "m.jsonl").exists() and not (tmp_path / "m.jsonl.tmp").exists()
+
+
+ALGORI = ["algori-2023/skip_bind_2", "algori-2023/bind_2", "algori-2023/no-white-wild"]
+
+
+def algori_match(ruleset: str, seed: int, rounds: int, kinds: list[str]) -> tuple[list[dict[str, Any]], list[Any]]:
+    from kifu.dealer import AlgoriTable
+
+    seats = [Seat(f"P-{i + 1:08d}", f"{k}-{i + 1}", builtin(k, seed * 31 + i)) for i, k in enumerate(kinds)]
+    lines = [orjson.loads(x) for x in AlgoriTable(get(ruleset), seats, seed=seed, rounds=rounds).lines()]
+    r = MatchReplay(match_id="m")
+    frames = []
+    for i, d in enumerate(lines, 1):
+        frames += r.feed({"seq": i, "event": d["event"], "player": d.get("player"), "turn": d.get("turn"),
+                          "contents": d.get("contents"), "desk": d.get("desk"), "date_ms": d.get("dateCreated")})  # fmt: skip
+    frames += r.close()
+    assert r.ruleset.id == ruleset
+    return lines, [v for f in frames for v in f.violations]
+
+
+@pytest.mark.parametrize("ruleset", ALGORI)
+def test_algori_profile_match_is_judged_clean_by_the_dealer_audit(ruleset: str) -> None:
+    """Under an ALGORI profile the referee writes the 2023 dealer's log: the ALGORI audit (built on real dealer
+    logs) finds nothing at all in it — no consistency, dealer or player finding."""
+    lines, found = algori_match(ruleset, 3, 20, ["random", "greedy", "stacker", "random"])
+    events = Counter(d["event"] for d in lines)
+    assert events["finish-turn"] == 20 and events["finish-game"] == 1
+    assert events["color-of-wild"] and events["draw-card"] and events["play-draw-card"]
+    if ruleset != "algori-2023/no-white-wild":
+        assert any(d["event"] == "play-card" and d["contents"]["card_play"].get("special") == "white_wild" for d in lines)
+    assert found == [], [f"{v.seq} {v.code} {v.message}" for v in found[:5]]
+
+
+@settings(max_examples=max(5, EXAMPLES // 4), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ruleset=st.sampled_from(ALGORI), seed=st.integers(0, 10**6),
+       kinds=st.lists(st.sampled_from(["random", "greedy", "stacker"]), min_size=4, max_size=4))  # fmt: skip
+def test_any_algori_profile_match_is_clean(ruleset: str, seed: int, kinds: list[str]) -> None:
+    lines, found = algori_match(ruleset, seed, 6, kinds)
+    assert found == [], [f"{v.seq} {v.code} {v.message}" for v in found[:5]]
+
+
+def test_algori_profile_has_wild_shuffles_challenges_and_first_card_effects() -> None:
+    """Over a longer match every dealer path the referee writes occurs (and is still judged clean)."""
+    lines, found = algori_match("algori-2023/skip_bind_2", 11, 150, ["stacker", "greedy", "random", "stacker"])
+    assert found == []
+    events = Counter(d["event"] for d in lines)
+    assert events["shuffle-wild"] and events["challenge"] and events["public-card"] and events["color-change-request"]
+    firsts = {(d["contents"]["first_card"].get("special") or "number") for d in lines if d["event"] == "first-player"}
+    assert {"number", "skip", "reverse", "draw_2", "wild"} <= firsts
+    outcomes = {d["contents"]["result"]["is_challenge_success"] for d in lines if d["event"] == "challenge"}
+    assert False in outcomes
+
+
+def test_kifu_play_algori_profile_and_the_sloppy_bot(tmp_path: Path) -> None:
+    out = tmp_path / "a.jsonl"
+    r = _kifu("play", "--ruleset", "algori-2023/skip_bind_2", "--rounds", "3", "--bots", "random,greedy,stacker,random",
+              "--out", str(out), "--no-progress", cwd=tmp_path)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    first = orjson.loads(out.read_bytes().splitlines()[4])
+    assert first["event"] == "first-player" and first["contents"]["white_wild"] == "skip_bind_2"
+    r = _kifu("play", "--ruleset", "algori-2023/skip_bind_2", "--bots", "sloppy,random", "--out", str(out),
+              "--no-progress", cwd=tmp_path)  # fmt: skip
+    assert r.returncode == 2 and "JUA profile only" in r.stderr

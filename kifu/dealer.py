@@ -1,0 +1,404 @@
+"""``kifu play`` under an ALGORI 2023 profile: the 2023 dealer's rules and its log, line for line.
+
+The ALGORI dealer's log has its own timing quirks (the desk of a play line is an "as if
+accepted" view, the dealer's colour line after a wild shows a black top, …).  This table plays
+the rules through the dealer model Kifu validates real dealer logs with
+(:mod:`rules.uno.transitions`) and writes each line's desk as that model says the dealer shows
+it (:func:`rules.uno.consistency.expected_view`), so a referee log reads like the real dealer's:
+``kifu ingest`` judges it with the ALGORI audit and every ALGORI page shows it unchanged.
+
+What the built-in bots do here: every legal play, voluntary draws, playing a drawn card, the
+colour of a wild, wild shuffle and first-card wild, challenges; no special logic, no timeouts.
+The sloppy bot is played under the JUA profile only (its fouls follow the JUA penalty texts).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import orjson
+
+from kifu.referee import EPOCH_MS, BotError, Seat
+from rules.uno import events as E
+from rules.uno import transitions as T
+from rules.uno import verdicts as V
+from rules.uno.cards import COLORS, Card
+from rules.uno.consistency import expected_view
+from rules.uno.profile import Profile
+from rules.uno.state import HAND_CAP, GameState, playable
+
+NO_PROGRESS = 40  # the dealer's NO_PLAY_MAX_LAP: 10 laps of 4 players
+
+_CARD: dict[Card, dict[str, Any]] = {}
+
+
+def _card(c: Card) -> dict[str, Any]:
+    d = _CARD.get(c)
+    if d is None:
+        d = _CARD[c] = c.to_dealer()
+    return d
+
+
+def _hand(h: Any) -> list[dict[str, Any]]:
+    return [_card(c) for c in h]
+
+
+class AlgoriTable:
+    """One ALGORI match: 4 seats, new seat order each round, the dealer's lines."""
+
+    def __init__(self, profile: Profile, seats: list[Seat], *, seed: int, rounds: int | None = None,
+                 dealer: str | None = None, dealer_code: str = "D-00000001") -> None:  # fmt: skip
+        lo, hi = profile.players
+        if not lo <= len(seats) <= hi:
+            raise ValueError(f"{profile.id} is played by {lo} to {hi} players (got {len(seats)})")
+        if any(getattr(s.bot, "idle", False) for s in seats):
+            raise ValueError(f"the sloppy bot plays the JUA profile only (its fouls use the JUA penalty texts), "
+                             f"not {profile.id}")  # fmt: skip
+        self.profile = profile
+        self.seats = seats
+        self.by_code = {s.code: s for s in seats}
+        self.rounds = rounds or profile.rounds or 1
+        self.rng = random.Random(seed)
+        self.dealer = dealer or f"kifu-play-{seed}"
+        self.dealer_code = dealer_code
+        self.t = EPOCH_MS + seed * 1000
+        self.state = GameState()
+        self.seq = 0
+        self.pile: list[Card] = []
+        self.discards: list[Card] = []
+        self.out: list[bytes] = []
+        self.sink: Callable[[bytes], Any] = self.out.append
+        self.history: list[dict[str, int]] = []
+        self.white_fresh = False  # the line before was a white wild that bound the next seat
+
+    # ------------------------------------------------------------------ writing
+
+    def _emit(self, event: str, player: str, contents: dict[str, Any], *, think: int = 0) -> E.Event:
+        self.seq += 1
+        self.t += 1 + think
+        s = self.state
+        turn = s.round_no + 1 if event == "first-player" else (s.round_no or None)
+        a = {"seq": self.seq, "event": event, "player": player, "turn": turn, "contents": contents, "desk": None,
+             "date_ms": self.t}  # fmt: skip
+        ev = E.to_event(a)
+        after = T.apply(s, ev)
+        line: dict[str, Any] = {"dealer_code": self.dealer_code, "event": event, "dealer": self.dealer, "player": player}
+        if event != "join-room":
+            line["turn"] = turn if event != "finish-game" else s.round_no
+        line["contents"] = contents
+        if event != "join-room":
+            view = expected_view(s, after, ev)
+            if view is not None:
+                line["desk"] = {
+                    "before_card_play": _card(view.top) if view.top is not None else None,
+                    "card_of_player": {p: _hand(h) for p, h in view.hands.items()},
+                    "yell_uno": dict(view.yell), "turn_right": view.direction,
+                    "draw_desk_number": view.draw, "reveal_desk_number": view.reveal,
+                }  # fmt: skip
+        line["dateCreated"] = self.t
+        self.sink(orjson.dumps(line))
+        self.state = after
+        return ev
+
+    # ------------------------------------------------------------------ the match
+
+    def play(self, sink: Callable[[bytes], Any], on_round: Callable[[], Any] | None = None) -> None:
+        self.sink = sink
+        for _ in self._match():
+            if on_round is not None:
+                on_round()
+
+    def lines(self) -> Iterator[bytes]:
+        for _ in self._match():
+            yield from self._flush()
+        yield from self._flush()
+
+    def _flush(self) -> Iterator[bytes]:
+        out = self.out[:]
+        self.out.clear()
+        yield from out
+
+    def _match(self) -> Iterator[None]:
+        for seat in self.seats:
+            self._emit("join-room", seat.code, {"player_code": seat.code, "player_name": seat.name})
+        order = [s.code for s in self.seats]
+        for _ in range(self.rounds):
+            self._round(order)
+            yield
+        s = self.state
+        totals = {p: s.totals.get(p, 0) for p in order}
+        top = max(totals.values())
+        tied = [p for p in order if totals[p] == top]
+        winner = next((p for h in self.history for p in tied if h.get(p, -10**9) >= top), tied[0])
+        self._emit("finish-game", "", {"winner": winner, "order": {p: s.wins.get(p, 0) for p in order},
+                                       "score": totals})  # fmt: skip
+
+    # ------------------------------------------------------------------ a round
+
+    def _round(self, order: list[str]) -> None:
+        prof = self.profile
+        seats = order[:]
+        self.rng.shuffle(seats)
+        deck = list(prof.deck.cards())
+        self.rng.shuffle(deck)
+        hands: dict[str, list[Card]] = {p: [] for p in seats}
+        for _ in range(prof.hand_size):
+            for p in seats:
+                hands[p].append(deck.pop())
+        first = deck.pop()
+        while first.special in prof.first_card.redeal:
+            deck.append(first)
+            self.rng.shuffle(deck)
+            first = deck.pop()
+        self.pile, self.discards = deck, [first]
+        contents: dict[str, Any] = {}
+        if prof.white_wild is not None:
+            contents["white_wild"] = prof.white_wild
+        contents.update({"first_player": seats[0], "first_card": _card(first), "play_order": seats,
+                         "cards_receive": {p: _hand(h) for p, h in hands.items()}})  # fmt: skip
+        self._emit("first-player", "", contents)
+        if self.state.first_turn == "wild":
+            self._emit("color-change-request", "", {"player": seats[0], "number_turn_play": 1})
+            self._colour(seats[0])
+        while self.state.in_round:
+            s = self.state
+            if s.winner is not None:
+                self._finish(s.winner)
+                break
+            if T.handover_due(s):
+                self._hand_over()
+            elif s.gate == "play-draw":
+                self._play_drawn(s.to_act)  # type: ignore[arg-type]
+            elif s.gate == "color":
+                self._colour(s.chooser)  # type: ignore[arg-type]
+            elif s.to_act is not None:
+                if not self._turn(s.to_act):
+                    self._finish(None)
+                    break
+
+    def _finish(self, winner: str | None) -> None:
+        s = self.state
+        last = self.discards[-1] if self.discards else None
+        if winner is not None and last is not None and last.special in ("draw_2", "wild_draw_4") and s.top is not None \
+                and s.top.special == last.special:  # fmt: skip
+            nxt = s.next_of(winner)
+            n = 2 if last.special == "draw_2" else 4
+            reason = (s.white_wild or "skip_bind_2") if s.bind.get(nxt, 0) > 0 else last.special
+            self._draw_line(nxt, n, reason, forced=True)  # type: ignore[arg-type]
+            s = self.state
+        hands = {p: s.hand(p) for p in s.seats}
+        scores = self.profile.scoring.round(hands, winner)
+        ordered = {p: v for p, v in scores.items() if p != winner}
+        if winner is not None:
+            ordered[winner] = scores[winner]
+        totals = {p: s.totals.get(p, 0) + scores.get(p, 0) for p in s.seats}
+        self.history.append(totals)
+        c: dict[str, Any] = {}
+        if winner is not None:
+            c["winner"] = winner
+        c.update({"score": ordered, "total_score": dict(sorted(totals.items(), key=lambda kv: -kv[1])),
+                  "number_turn_play": s.turn_no, "card_of_player": {p: _hand(h) for p, h in hands.items()}})  # fmt: skip
+        self._emit("finish-turn", "", c)
+
+    def _take(self, n: int) -> list[Card]:
+        out = []
+        for _ in range(n):
+            if not self.pile:
+                if len(self.discards) <= 1:
+                    break
+                self.pile = self.discards[:-1]
+                self.discards = self.discards[-1:]
+                self.rng.shuffle(self.pile)
+            out.append(self.pile.pop())
+        return out
+
+    def _hand_over(self) -> None:
+        s = self.state
+        who, turn_no, _ = T.expected_next(s)
+        after = T.hand_over(s, who, turn_no)
+        if (s.owes_draw or self.white_fresh) and s.bind.get(who, 0) > 0:  # type: ignore[arg-type]
+            reason = s.white_wild or "skip_bind_2"
+        elif s.owes_draw and s.pending > 0 and s.top is not None and s.top.special in ("draw_2", "wild_draw_4"):
+            reason = s.top.special
+        else:
+            reason = "nothing"
+        self.white_fresh = False
+        self._emit("next-player", "", {
+            "next_player": who, "before_player": s.prev_actor, "card_before": _card(s.top) if s.top else None,
+            "card_of_player": _hand(s.hand(who)), "turn_right": s.direction, "must_call_draw_card": after.owes_draw,
+            "draw_reason": reason, "number_card_play": s.cards_played, "number_turn_play": turn_no,
+            "number_card_of_player": {p: len(s.hand(p)) for p in s.seats},
+        })  # fmt: skip
+
+    # ------------------------------------------------------------------ asking bots
+
+    def _view(self, code: str, phase: str, legal: list[dict[str, Any]]) -> dict[str, Any]:
+        s = self.state
+        top = s.top
+        return {
+            "phase": phase, "me": code, "profile": self.profile.id, "hand": _hand(s.hand(code)),
+            "top": _card(top) if top else None, "color": top.color if top else None,
+            "stack": {"number": s.pending, "cards": [_card(top)] if s.pending and top else []}, "must_play": False,
+            "drawn": _card(s.drawn_card) if s.drawn_card is not None else None,
+            "players": [{"code": p, "cards": len(s.hand(p))} for p in s.seats], "seats": list(s.seats),
+            "direction": s.direction, "round": s.round_no, "turn": s.turn_no,
+            "scores": {p: s.totals.get(p, 0) for p in s.seats}, "legal": legal,
+        }  # fmt: skip
+
+    def _ask(self, code: str, phase: str, legal: list[dict[str, Any]]) -> dict[str, Any]:
+        seat = self.by_code[code]
+        try:
+            action = seat.bot(self._view(code, phase, legal))
+        except Exception as exc:
+            raise BotError(f"bot of {seat.name} ({code}) raised {type(exc).__name__}: {exc}") from exc
+        if not isinstance(action, dict) or not isinstance(action.get("action"), str):
+            raise BotError(f"bot of {seat.name} ({code}) answered {action!r}, not an action dict")
+        return action
+
+    def _think(self) -> int:
+        return self.rng.randrange(5, 60)
+
+    def _colour_of(self, a: dict[str, Any]) -> str:
+        c = a.get("color")
+        return c if c in COLORS else self.rng.choice(COLORS)
+
+    # ------------------------------------------------------------------ turns
+
+    def _turn(self, p: str) -> bool:
+        """One action of the player to act; False when the round ends with no winner (no progress)."""
+        s = self.state
+        if s.owes_draw:
+            bound = s.bind.get(p, 0) > 0
+            if s.pending > 0 and s.top is not None and s.top.special == "wild_draw_4" and not bound:
+                a = self._ask(p, "turn", [{"action": "challenge"}, {"action": "draw"}])
+                if a["action"] == "challenge":
+                    self._challenge(p)
+                    return True
+            reason = (s.white_wild or "skip_bind_2") if bound else (s.top.special if s.top else "nothing")
+            self._draw_line(p, s.pending if s.pending > 0 else 1, reason, forced=True)
+            return True
+        hand = s.hand(p)
+        legal: list[dict[str, Any]] = []
+        seen: set[Card] = set()
+        wd4_ok = self.profile.challenge.wd4_legal(hand, s.top, ())  # the written rule: no other playable card
+        for c in hand:
+            if c not in seen and playable(c, s.top):
+                seen.add(c)
+                if c.special != "wild_draw_4" or wd4_ok:
+                    legal.append({"action": "play", "card": _card(c)})
+        legal.append({"action": "draw"})
+        a = self._ask(p, "turn", legal)
+        if a["action"] == "play":
+            card = E.card_of(a.get("card"))
+            if card is None or card not in seen:
+                raise BotError(f"bot of {p} played {a.get('card')!r}: not a playable card of its hand")
+            self._play(p, card, a)
+            return True
+        if len(hand) >= HAND_CAP:  # a capped voluntary draw: nothing moves
+            if s.stall >= NO_PROGRESS:
+                return False
+            self._emit("draw-card", p, {"can_play_draw_card": False, "card_draw": [], "is_draw": False,
+                                        "draw_desk": {"before": s.draw_pile, "after": s.draw_pile},
+                                        "draw_reason": "nothing", "number_turn_play": s.turn_no}, think=self._think())  # fmt: skip
+            return True
+        self._draw_line(p, 1, "nothing", forced=False)
+        return True
+
+    def _draw_line(self, p: str, n: int, reason: str, *, forced: bool) -> None:
+        s = self.state
+        before = s.draw_pile
+        cards = self._take(n)
+        can = not forced and bool(cards) and playable(cards[0], s.top)
+        c: dict[str, Any] = {"can_play_draw_card": can, "card_draw": _hand(cards), "is_draw": True,
+                             "draw_desk": {"before": before, "after": len(self.pile)}}  # fmt: skip
+        if can:
+            c["before_card"] = _card(cards[0])
+        c.update({"draw_reason": reason, "number_turn_play": s.turn_no})
+        self._emit("draw-card", p, c, think=0 if forced and s.winner else self._think())
+
+    def _play_line(self, event: str, p: str, card: Card, a: dict[str, Any]) -> None:
+        s = self.state
+        hand = s.hand(p)
+        c: dict[str, Any] = {}
+        if event == "play-draw-card":
+            c["is_play_card"] = True
+        c["card_play"] = _card(card)
+        c["number_turn_play"] = s.turn_no
+        if card.special == "skip" or (card.special == "white_wild" and s.white_wild != "bind_2"):
+            c["next_player"], c["skip_player"] = s.opposite_of(p), s.next_of(p)
+        elif card.special == "reverse":
+            c["next_player"] = s.next_of(p, not s.direction)
+        else:
+            c["next_player"] = s.next_of(p)
+        c["yell_uno"] = len(hand) == 2
+        if card.special in ("wild", "wild_draw_4"):
+            c["color_of_wild"] = self._colour_of(a)
+        self._emit(event, p, c, think=self._think())
+        self.discards.append(card)
+        self.white_fresh = card.special == "white_wild" and bool(self.state.hand(p))
+        if card.special in ("wild", "wild_draw_4"):
+            self._emit("color-of-wild", p, {"color_of_wild": c["color_of_wild"], "number_turn_play": s.turn_no})
+        elif card.special == "wild_shuffle":
+            self._shuffle(p)
+
+    def _play(self, p: str, card: Card, a: dict[str, Any]) -> None:
+        self._play_line("play-card", p, card, a)
+
+    def _play_drawn(self, p: str) -> None:
+        s = self.state
+        card = s.drawn_card
+        assert card is not None
+        legal = [{"action": "play_drawn", "play": False}]
+        hand = list(s.hand(p))
+        hand.remove(card)
+        if card.special != "wild_draw_4" or self.profile.challenge.wd4_legal(tuple(hand), s.top, ()):
+            legal.insert(0, {"action": "play_drawn", "play": True})
+        a = self._ask(p, "play_drawn", legal)
+        if a.get("play"):
+            self._play_line("play-draw-card", p, card, a)
+            return
+        self._emit("play-draw-card", p, {"is_play_card": False, "number_turn_play": s.turn_no, "yell_uno": False},
+                   think=self._think())  # fmt: skip
+
+    def _colour(self, chooser: str) -> None:
+        a = self._ask(chooser, "color", [{"action": "color"}])
+        self._emit("color-of-wild", chooser, {"color_of_wild": self._colour_of(a),
+                                              "number_turn_play": self.state.turn_no}, think=self._think())  # fmt: skip
+
+    def _shuffle(self, p: str) -> None:
+        """Wild shuffle: every hand (but an emptied one) collected, shuffled and dealt from the next seat on."""
+        s = self.state
+        order, q = [], s.next_of(p)
+        for _ in s.seats:
+            order.append(q)
+            q = s.next_of(q)
+        receivers = [x for x in order if x != p or s.hand(p)]
+        cards = [c for x in receivers for c in s.hand(x)]
+        self.rng.shuffle(cards)
+        new: dict[str, list[Card]] = {x: [] for x in s.seats}
+        for i, c in enumerate(cards):
+            new[receivers[i % len(receivers)]].append(c)  # type: ignore[index]
+        self._emit("shuffle-wild", "", {"player": p, "cards_receive": {x: _hand(new[x]) for x in s.seats},
+                                        "number_turn_play": s.turn_no})  # fmt: skip
+        self._emit("color-change-request", "", {"player": p, "number_turn_play": s.turn_no})
+
+    def _challenge(self, p: str) -> None:
+        s = self.state
+        target = s.prev_actor
+        assert target is not None
+        hand = s.hand(target)
+        self._emit("public-card", "", {"player": target, "cards": _hand(hand), "number_turn_play": s.turn_no},
+                   think=self._think())  # fmt: skip
+        success = V.challenge_succeeds(hand, s.wd4_base)
+        if success:
+            wd4 = self.discards.pop()
+            cards = [wd4] + self._take(4)
+            receiver = target
+        else:
+            cards = self._take(6)
+            receiver = p
+        self._emit("challenge", p, {"target": target, "is_challenge": True, "result": {
+            "is_challenge_success": success, "player": receiver, "cards_receive": _hand(cards)},
+            "number_turn_play": s.turn_no})  # fmt: skip
