@@ -25,7 +25,7 @@ from benchmarks.synth import LARGEST  # noqa: E402
 def main() -> None:
     from loaders import algori
     from loaders.pipeline import ingest, open_sources
-    from loaders.rounds import default_jobs
+    from loaders.workers import default_jobs
     from loaders.sources import FileSource
 
     path = sys.argv[1] if len(sys.argv) > 1 else str(LARGEST)

@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.synth import LARGEST, long_match, relabelled, write  # noqa: E402
-from loaders.rounds import default_jobs  # noqa: E402
+from loaders.workers import default_jobs  # noqa: E402
 
 INGEST = (
     "import resource, sys, time\n"

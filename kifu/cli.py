@@ -19,7 +19,7 @@ SAMPLES = [SAMPLE, REPO / "samples" / "kakomimasu_island-4_hanako-vs-a3.json.gz"
 
 
 def _cores() -> int:
-    from loaders.rounds import default_jobs
+    from loaders.workers import default_jobs
 
     return default_jobs()
 

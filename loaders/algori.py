@@ -517,7 +517,7 @@ class Assembler:
         self.store = store
         self.validate = validate
         self.ruleset = ruleset  # a rules.uno.profile.Profile every match is judged by (kifu ingest --ruleset)
-        self.rounds = rounds  # a loaders.rounds.RoundPool: new matches replayed round-parallel
+        self.rounds = rounds  # a loaders.workers.RoundPool: new matches replayed round-parallel
         self.source = source
         self.run_id = run_id
         self.emit: RowSink = store.add
@@ -731,7 +731,7 @@ class Assembler:
             if m.replay is None:
                 m.replay = MatchReplay(match_id=m.match_id, ruleset=self.ruleset) \
                     if self.rounds is None or self.ruleset is not None else \
-                    self.rounds.replay(m.match_id, self.run_id, self.store.extend)  # fmt: skip
+                    MatchRounds(self.rounds, m.match_id, self.run_id, self.store.extend)  # fmt: skip
             if isinstance(m.replay, MatchRounds):
                 # round-parallel: the worker that replays this line also makes its rows (and its key)
                 self.store.note_seq(mid, seq)

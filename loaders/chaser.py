@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from loaders.sources import TextDocument
-from loaders.rounds import GameWrites
+from loaders.workers import GameWrites
 from rules.chaser.log import ChaserLog, ChaserLogError, ChaserMap, decode, parse_map, read_log
 from rules.chaser.replay import RULESET, RULESET_VERSION, Summary, replay
 
@@ -72,7 +72,7 @@ class Collector:
     validate: bool = True
     matches: list[str] = field(default_factory=list)
     new_records: int = 0
-    pool: Any = None  # a loaders.rounds.RoundPool: games replayed by its workers
+    pool: Any = None  # a loaders.workers.RoundPool: games replayed by its workers
     _writes: GameWrites = field(init=False)
 
     def __post_init__(self) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from loaders.rounds import GameWrites
+from loaders.workers import GameWrites
 from rules.kakomimasu.game import (
     LEGACY, GameLog, GameLogError, boards_from, classify, from_snapshots, from_v1, snapshot_game_id,
 )  # fmt: skip
@@ -76,7 +76,7 @@ class Collector:
     validate: bool = True
     matches: list[str] = field(default_factory=list)
     new_records: int = 0
-    pool: Any = None  # a loaders.rounds.RoundPool: games replayed by its workers
+    pool: Any = None  # a loaders.workers.RoundPool: games replayed by its workers
     _snapshots: dict[str, list[tuple[int, Any, Any]]] = field(default_factory=dict)  # game id -> (line, raw, doc)
     _source: str = ""
     _writes: GameWrites = field(init=False)

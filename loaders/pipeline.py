@@ -21,7 +21,7 @@ from kifu import __version__, settings
 from kifu.safe import terminal
 from loaders import algori, chaser, kakomimasu
 from loaders.interrupts import signals_held
-from loaders.rounds import ROUNDS_PER_TASK, RoundPool
+from loaders.workers import ROUNDS_PER_TASK, RoundPool
 from loaders.sources import BINARY, READ_NAMES, Record, SourceError
 from loaders.store import Store
 

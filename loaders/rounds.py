@@ -17,79 +17,27 @@ come back as Arrow tables, so this process only inserts them.  Before the store 
 (any flush), :meth:`RoundPool.settle` makes the rows of every line taken so far — waiting for
 the batches out, and making here those of the lines not sent yet (their batch then skips them).
 
-Activities travel to the workers as orjson bytes (about 6 µs each), or pickled when orjson
-would not give back the same value (non-finite floats, integers beyond 64 bits, non-JSON
-types).  Workers are forked from a clean server process (``forkserver``: they inherit no
-DuckDB threads) and ignore Ctrl-C (the ingest process stops them).  However the ingest process
-ends — SIGKILL included — the workers, the forkserver and the resource tracker end with it at once,
-and leave the caller's output pipes (:mod:`loaders.lifeline`).  Like any
-``multiprocessing`` code, a script that calls ``ingest(..., jobs=N)`` needs the ``if __name__ ==
-"__main__":`` guard (the ``kifu`` command has it), and should use the pool from its main thread
-(on Linux the forkserver ends when the thread that started it ends).
+The worker processes themselves, shared by every game, are :mod:`loaders.workers`.
 """
 
 from __future__ import annotations
 
-import copyreg
-import multiprocessing
-import os
-import pickle
-import sys
-import types
 from collections import deque
-from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
-from loaders.interrupts import signals_held
-from loaders.lifeline import Lifeline, worker_start
+from loaders import workers
+from loaders.workers import ROUNDS_PER_TASK, RoundPool, RowsSink, decode, encode
 from rules.uno.profile import PROFILE_AUDIT
 from rules.uno.replay import MatchReplay
 from rules.uno.rounds import CarryScan, snapshot
 
-#: Rounds per worker task: each task also replays the round before it (1/16 more work; 8 rounds
-#: cost 1/8), and a 1,000-round match still gives 63 tasks — enough to keep 32 workers busy.
-ROUNDS_PER_TASK = 16
 #: Lines a batch may reach before the deal closing it: beyond, the match is replayed in this
 #: process (a real round is 100–300 lines; this keeps memory flat for logs that never deal).
 MAX_BATCH_LINES = 20_000
-_EXACT = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
-
-RowsSink = Callable[[str, Any], None]  # (table, its rows: a list of tuples or a pyarrow.Table)
-
-
-# replay states hold read-only mappings; they travel between processes as their contents
-def _mapping(d: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
-    return types.MappingProxyType(d)
-
-
-copyreg.pickle(types.MappingProxyType, lambda m: (_mapping, (dict(m),)))
-
-
-def default_jobs() -> int:
-    """Worker processes by default: every core this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def encode(activity: dict[str, Any]) -> bytes:
-    """One activity for a worker, in bytes that give back exactly the same value."""
-    try:
-        data = orjson.dumps(activity, option=_EXACT)
-    except (TypeError, orjson.JSONEncodeError):
-        return b"p" + pickle.dumps(activity, protocol=pickle.HIGHEST_PROTOCOL)
-    if b"null" in data and orjson.loads(data) != activity:  # NaN / Infinity are written as null
-        return b"p" + pickle.dumps(activity, protocol=pickle.HIGHEST_PROTOCOL)
-    return b"j" + data
-
-
-def decode(data: bytes) -> dict[str, Any]:
-    return orjson.loads(memoryview(data)[1:]) if data[:1] == b"j" else pickle.loads(memoryview(data)[1:])
+workers.PRELOAD += ["loaders.rounds", "loaders.algori"]
+__all__ = ["MAX_BATCH_LINES", "ROUNDS_PER_TASK", "MatchRounds", "decode", "encode", "replay_batch"]
 
 
 def _profile_audit(activity: dict[str, Any]) -> bool:
@@ -135,127 +83,6 @@ def _group(out: dict[str, list[tuple[Any, ...]]], rows: Iterable[tuple[str, tupl
         out.setdefault(table, []).append(row)
 
 
-#: multiprocessing's resource tracker, after a SIGKILL of the ingest process, removes the pool's semaphores
-#: itself and warns "There appear to be N leaked semaphore objects to clean up at shutdown" on the user's
-#: terminal: noise (nothing is left behind). The tracker is started with this process's ``-W`` options.
-TRACKER_QUIET = "ignore::UserWarning:multiprocessing.resource_tracker"
-
-
-def quiet_resource_tracker() -> None:
-    """Silence the resource tracker's UserWarnings (its "leaked semaphore objects" notice), in the tracker
-    only: before it starts, add the filter to the ``-W`` options it inherits (this process's own warning
-    filters are unchanged)."""
-    if TRACKER_QUIET not in sys.warnoptions:
-        sys.warnoptions.append(TRACKER_QUIET)
-
-
-class RoundPool:
-    """The worker processes of one ingest run (started on first use) and what they did."""
-
-    def __init__(self, jobs: int, rounds_per_task: int = ROUNDS_PER_TASK) -> None:
-        self.jobs = max(1, jobs)
-        self.rounds_per_task = max(1, rounds_per_task)
-        self._executor: ProcessPoolExecutor | None = None
-        self._lifeline: Lifeline | None = None
-        self.batches = 0
-        self.replayed_again = 0
-        self.games = 0  # whole games (Kakomimasu, CHaser) replayed by the workers
-        self._open: list[MatchRounds] = []  # matches fed and not closed yet
-
-    def _start(self) -> ProcessPoolExecutor:
-        if self._executor is None:
-            # forkserver: workers do not inherit this process's DuckDB threads and locks. pandas is
-            # preloaded because pyarrow imports it on its first conversion of Python objects, which
-            # would otherwise cost every worker ~0.27 CPU-s in its first batch.
-            ctx = multiprocessing.get_context("forkserver")
-            quiet_resource_tracker()
-            # loaders.lifeline first: importing it ties the forkserver's life to this process's.
-            preload = ["loaders.lifeline", "loaders.rounds", "loaders.algori", "loaders.store", "pandas"]
-            ctx.set_forkserver_preload(preload)
-            self._lifeline = Lifeline()
-            self._executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx,
-                                                 initializer=worker_start, initargs=(self._lifeline,))  # fmt: skip
-        return self._executor
-
-    def submit(self, *args: Any) -> Future[Any]:
-        """A batch of rounds (see :func:`replay_batch`)."""
-        self.batches += 1
-        return self._submit(replay_batch, *args)
-
-    def call(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
-        """Any module-level function in a worker (a whole Kakomimasu or CHaser game's replay)."""
-        self.games += 1
-        return self._submit(fn, *args)
-
-    def _submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
-        # a submit may start a worker: not to be cut in half by Ctrl-C or SIGTERM
-        with signals_held():
-            return self._start().submit(fn, *args)
-
-    @property
-    def inflight_limit(self) -> int:
-        """Results waiting to be written, at most, before the loader waits for the oldest (bounded memory)."""
-        return 2 * self.jobs + 2
-
-    def replay(self, match_id: str | None, run_id: int, emit: RowsSink) -> MatchRounds:
-        m = MatchRounds(self, match_id, run_id, emit)
-        self._open.append(m)
-        return m
-
-    def done(self, m: MatchRounds) -> None:
-        if m in self._open:
-            self._open.remove(m)
-
-    def settle(self) -> None:
-        """Every row of every line fed so far, written (before the store is searched)."""
-        for m in list(self._open):
-            m.settle()
-
-    def close(self) -> None:
-        try:
-            if self._executor is not None:
-                self._executor.shutdown(wait=True, cancel_futures=True)
-                self._executor = None
-        finally:
-            if self._lifeline is not None and self._executor is None:  # the workers are gone: cut it
-                self._lifeline.close()
-                self._lifeline = None
-
-
-class GameWrites:
-    """A game module's writes, one game at a time: made here, or — with a pool — made by a worker
-    (replay included) into a :class:`loaders.store.Recorder` and written here in the games' order."""
-
-    def __init__(self, store: Any, pool: RoundPool | None) -> None:
-        self.store = store
-        self.pool = pool
-        self.queue: deque[tuple[str, Future[Any]]] = deque()  # (match id, its recorder to come), in order
-
-    def write(self, match_id: str, fn: Callable[..., None], *args: Any) -> None:
-        """``fn(sink, *args)`` with the store (or a recorder) as ``sink``: a module-level function."""
-        if self.pool is None:
-            fn(self.store, *args)
-            return
-        from loaders.store import recorded
-
-        self.queue.append((match_id, self.pool.call(recorded, fn, *args)))
-        self._drain(block=False)
-
-    def settle(self, match_id: str) -> None:
-        """Before a game's stored copy is looked up: a copy still with a worker is written first."""
-        if any(mid == match_id for mid, _ in self.queue):
-            self._drain(block=True)
-
-    def finish(self) -> None:
-        self._drain(block=True)
-
-    def _drain(self, *, block: bool) -> None:
-        limit = self.pool.inflight_limit if self.pool is not None else 0
-        while self.queue and (block or self.queue[0][1].done() or len(self.queue) > limit):
-            _, future = self.queue.popleft()
-            future.result().apply(self.store)
-
-
 @dataclass
 class _Batch:
     future: Future[Any]
@@ -296,6 +123,7 @@ class MatchRounds:
         self.submitted = 0
         self.sequential = False  # switched to replaying here (see _go_sequential)
         self.due = -1  # feed count at which the next batch can go (-1: not known yet)
+        pool.opened(self)
 
     def feed(self, activity: dict[str, Any], parts: Any = None) -> list[Any]:
         """One line of the match; with ``parts`` (:class:`loaders.algori.RecordParts`) the record's own
@@ -379,7 +207,7 @@ class MatchRounds:
         if not last:
             self.start_deal = next(d for d in self.deals if d.index == end - 2)
         self.submitted += 1
-        self.inflight.append(_Batch(self.pool.submit(self.match_id, self.run_id, seed, warm, own, parts, last), own,
+        self.inflight.append(_Batch(self.pool.submit(replay_batch, self.match_id, self.run_id, seed, warm, own, parts, last), own,
                                     parts, seed is not None, last))  # fmt: skip
         self.start = end
         if not last:  # keep what the next batch's warm-up needs: the deal before its start, onwards

@@ -35,7 +35,7 @@ def upload_jobs(cores: int) -> int:
 def run(upload: Path, db: Path, status: Path) -> int:
     from kifu.settings import SettingError
     from loaders.pipeline import printable, source_problem
-    from loaders.rounds import default_jobs
+    from loaders.workers import default_jobs
     from loaders.sources import FileSource, SourceError
     from loaders.swap import ingest_swapped
     from queries import DatabaseError
