@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from kifu.referee import EPOCH_MS, BotError, Seat
+from kifu.referee import EPOCH_MS, BotError, Seat, match_identity
 from rules.uno import events as E
 from rules.uno import transitions as T
 from rules.uno import verdicts as V
@@ -49,7 +49,7 @@ class AlgoriTable:
     """One ALGORI match: 4 seats, new seat order each round, the dealer's lines."""
 
     def __init__(self, profile: Profile, seats: list[Seat], *, seed: int, rounds: int | None = None,
-                 dealer: str | None = None, dealer_code: str = "D-00000001") -> None:  # fmt: skip
+                 dealer: str | None = None, dealer_code: str | None = None) -> None:  # fmt: skip
         lo, hi = profile.players
         if not lo <= len(seats) <= hi:
             raise ValueError(f"{profile.id} is played by {lo} to {hi} players (got {len(seats)})")
@@ -61,8 +61,7 @@ class AlgoriTable:
         self.by_code = {s.code: s for s in seats}
         self.rounds = rounds or profile.rounds or 1
         self.rng = random.Random(seed)
-        self.dealer = dealer or f"kifu-play-{seed}"
-        self.dealer_code = dealer_code
+        self.dealer, self.dealer_code = match_identity(profile, seats, seed, self.rounds, dealer, dealer_code)
         self.t = EPOCH_MS + seed * 1000
         self.state = GameState()
         self.seq = 0

@@ -11,6 +11,7 @@ referee.  Same seed, same bots, same bytes.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -35,6 +36,15 @@ class Seat:
     bot: Callable[[dict[str, Any]], dict[str, Any]]
 
 
+def match_identity(profile: Profile, seats: list[Seat], seed: int, rounds: int, dealer: str | None,
+                   code: str | None) -> tuple[str, str]:  # fmt: skip
+    """The dealer name and code a match is logged under: given, or made from what makes the match (the
+    profile, the seats, the seed, the rounds), so two different referee matches are never one match."""
+    what = "|".join([profile.id, str(seed), str(rounds), *(f"{s.code}={s.name}" for s in seats)])
+    digest = hashlib.sha256(what.encode()).hexdigest()
+    return dealer or f"kifu-play-s{seed}-{digest[:8]}", code or f"D-{int(digest[8:16], 16) % 10**8:08d}"
+
+
 class BotError(Exception):
     """A bot raised, or answered with something that is not an action."""
 
@@ -47,7 +57,7 @@ class Referee:
     """One match. Iterate :meth:`lines` for the log, one JSON line (bytes) at a time."""
 
     def __init__(self, profile: Profile, seats: list[Seat], *, seed: int, rounds: int | None = None,
-                 dealer: str | None = None, dealer_code: str = "D-00000001") -> None:  # fmt: skip
+                 dealer: str | None = None, dealer_code: str | None = None) -> None:  # fmt: skip
         lo, hi = profile.players
         if not lo <= len(seats) <= hi:
             raise ValueError(f"{profile.id} is played by {lo} to {hi} players (got {len(seats)})")
@@ -56,8 +66,7 @@ class Referee:
         self.by_code = {s.code: s for s in seats}
         self.rounds = rounds or profile.rounds or 1
         self.rng = random.Random(seed)
-        self.dealer = dealer or f"kifu-play-{seed}"
-        self.dealer_code = dealer_code
+        self.dealer, self.dealer_code = match_identity(profile, seats, seed, self.rounds, dealer, dealer_code)
         self.t = EPOCH_MS + seed * 1000
         self.state = GameState()
         self.seq = 0
