@@ -14,13 +14,9 @@ The sloppy bot is played under the JUA profile only (its fouls follow the JUA pe
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Iterator
 from typing import Any
 
-import orjson
-
-from kifu.referee import EPOCH_MS, BotError, Seat, match_identity
+from kifu.referee import BotError, Seat, Table, _card, _hand
 from rules.uno import events as E
 from rules.uno import transitions as T
 from rules.uno import verdicts as V
@@ -31,127 +27,37 @@ from rules.uno.state import HAND_CAP, GameState, playable
 
 NO_PROGRESS = 40  # the dealer's NO_PLAY_MAX_LAP: 10 laps of 4 players
 
-_CARD: dict[Card, dict[str, Any]] = {}
 
+class AlgoriTable(Table):
+    """One ALGORI match: 4 seats, a new seat order each round, the dealer's lines."""
 
-def _card(c: Card) -> dict[str, Any]:
-    d = _CARD.get(c)
-    if d is None:
-        d = _CARD[c] = c.to_dealer()
-    return d
-
-
-def _hand(h: Any) -> list[dict[str, Any]]:
-    return [_card(c) for c in h]
-
-
-class AlgoriTable:
-    """One ALGORI match: 4 seats, new seat order each round, the dealer's lines."""
-
-    def __init__(self, profile: Profile, seats: list[Seat], *, seed: int, rounds: int | None = None,
-                 dealer: str | None = None, dealer_code: str | None = None) -> None:  # fmt: skip
-        lo, hi = profile.players
-        if not lo <= len(seats) <= hi:
-            raise ValueError(f"{profile.id} is played by {lo} to {hi} players (got {len(seats)})")
+    def __init__(self, profile: Profile, seats: list[Seat], **kw: Any) -> None:
         if any(getattr(s.bot, "idle", False) for s in seats):
             raise ValueError(f"the sloppy bot plays the JUA profile only (its fouls use the JUA penalty texts), "
                              f"not {profile.id}")  # fmt: skip
-        self.profile = profile
-        self.seats = seats
-        self.by_code = {s.code: s for s in seats}
-        self.rounds = rounds or profile.rounds or 1
-        self.rng = random.Random(seed)
-        self.dealer, self.dealer_code = match_identity(profile, seats, seed, self.rounds, dealer, dealer_code)
-        self.t = EPOCH_MS + seed * 1000
-        self.state = GameState()
-        self.seq = 0
-        self.pile: list[Card] = []
-        self.discards: list[Card] = []
-        self.out: list[bytes] = []
-        self.sink: Callable[[bytes], Any] = self.out.append
-        self.history: list[dict[str, int]] = []
+        super().__init__(profile, seats, **kw)
         self.white_fresh = False  # the line before was a white wild that bound the next seat
 
-    # ------------------------------------------------------------------ writing
+    def _apply(self, ev: E.Event) -> GameState:
+        return T.apply(self.state, ev)
 
-    def _emit(self, event: str, player: str, contents: dict[str, Any], *, think: int = 0) -> E.Event:
-        self.seq += 1
-        self.t += 1 + think
-        s = self.state
-        turn = s.round_no + 1 if event == "first-player" else (s.round_no or None)
-        a = {"seq": self.seq, "event": event, "player": player, "turn": turn, "contents": contents, "desk": None,
-             "date_ms": self.t}  # fmt: skip
-        ev = E.to_event(a)
-        after = T.apply(s, ev)
-        line: dict[str, Any] = {"dealer_code": self.dealer_code, "event": event, "dealer": self.dealer, "player": player}
-        if event != "join-room":
-            line["turn"] = turn if event != "finish-game" else s.round_no
-        line["contents"] = contents
-        if event != "join-room":
-            view = expected_view(s, after, ev)
-            if view is not None:
-                line["desk"] = {
-                    "before_card_play": _card(view.top) if view.top is not None else None,
-                    "card_of_player": {p: _hand(h) for p, h in view.hands.items()},
-                    "yell_uno": dict(view.yell), "turn_right": view.direction,
-                    "draw_desk_number": view.draw, "reveal_desk_number": view.reveal,
-                }  # fmt: skip
-        line["dateCreated"] = self.t
-        self.sink(orjson.dumps(line))
-        self.state = after
-        return ev
-
-    # ------------------------------------------------------------------ the match
-
-    def play(self, sink: Callable[[bytes], Any], on_round: Callable[[], Any] | None = None) -> None:
-        self.sink = sink
-        for _ in self._match():
-            if on_round is not None:
-                on_round()
-
-    def lines(self) -> Iterator[bytes]:
-        for _ in self._match():
-            yield from self._flush()
-        yield from self._flush()
-
-    def _flush(self) -> Iterator[bytes]:
-        out = self.out[:]
-        self.out.clear()
-        yield from out
-
-    def _match(self) -> Iterator[None]:
-        for seat in self.seats:
-            self._emit("join-room", seat.code, {"player_code": seat.code, "player_name": seat.name})
-        order = [s.code for s in self.seats]
-        for _ in range(self.rounds):
-            self._round(order)
-            yield
-        s = self.state
-        totals = {p: s.totals.get(p, 0) for p in order}
-        top = max(totals.values())
-        tied = [p for p in order if totals[p] == top]
-        winner = next((p for h in self.history for p in tied if h.get(p, -10**9) >= top), tied[0])
-        self._emit("finish-game", "", {"winner": winner, "order": {p: s.wins.get(p, 0) for p in order},
-                                       "score": totals})  # fmt: skip
+    def _desk(self, before: GameState, after: GameState, ev: E.Event) -> dict[str, Any] | None:
+        """The desk as the dealer writes it at this line (its snapshot timing, rules digest Appendix A)."""
+        view = expected_view(before, after, ev)
+        if view is None:
+            return None
+        return {
+            "before_card_play": _card(view.top) if view.top is not None else None,
+            "card_of_player": {p: _hand(h) for p, h in view.hands.items()},
+            "yell_uno": dict(view.yell), "turn_right": view.direction,
+            "draw_desk_number": view.draw, "reveal_desk_number": view.reveal,
+        }  # fmt: skip
 
     # ------------------------------------------------------------------ a round
 
-    def _round(self, order: list[str]) -> None:
+    def _round(self, seats: list[str]) -> str | None:
         prof = self.profile
-        seats = order[:]
-        self.rng.shuffle(seats)
-        deck = list(prof.deck.cards())
-        self.rng.shuffle(deck)
-        hands: dict[str, list[Card]] = {p: [] for p in seats}
-        for _ in range(prof.hand_size):
-            for p in seats:
-                hands[p].append(deck.pop())
-        first = deck.pop()
-        while first.special in prof.first_card.redeal:
-            deck.append(first)
-            self.rng.shuffle(deck)
-            first = deck.pop()
-        self.pile, self.discards = deck, [first]
+        hands, first, _ = self._deal(seats, seats)
         contents: dict[str, Any] = {}
         if prof.white_wild is not None:
             contents["white_wild"] = prof.white_wild
@@ -164,8 +70,7 @@ class AlgoriTable:
         while self.state.in_round:
             s = self.state
             if s.winner is not None:
-                self._finish(s.winner)
-                break
+                return self._finish(s.winner)
             if T.handover_due(s):
                 self._hand_over()
             elif s.gate == "play-draw":
@@ -174,10 +79,11 @@ class AlgoriTable:
                 self._colour(s.chooser)  # type: ignore[arg-type]
             elif s.to_act is not None:
                 if not self._turn(s.to_act):
-                    self._finish(None)
-                    break
+                    return self._finish(None)
+        return None
 
-    def _finish(self, winner: str | None) -> None:
+    def _finish(self, winner: str | None) -> str | None:
+        """A won round's last card makes the next seat draw (draw 2, wild draw 4: the rules), then the end."""
         s = self.state
         last = self.discards[-1] if self.discards else None
         if winner is not None and last is not None and last.special in ("draw_2", "wild_draw_4") and s.top is not None \
@@ -186,32 +92,8 @@ class AlgoriTable:
             n = 2 if last.special == "draw_2" else 4
             reason = (s.white_wild or "skip_bind_2") if s.bind.get(nxt, 0) > 0 else last.special
             self._draw_line(nxt, n, reason, forced=True)  # type: ignore[arg-type]
-            s = self.state
-        hands = {p: s.hand(p) for p in s.seats}
-        scores = self.profile.scoring.round(hands, winner)
-        ordered = {p: v for p, v in scores.items() if p != winner}
-        if winner is not None:
-            ordered[winner] = scores[winner]
-        totals = {p: s.totals.get(p, 0) + scores.get(p, 0) for p in s.seats}
-        self.history.append(totals)
-        c: dict[str, Any] = {}
-        if winner is not None:
-            c["winner"] = winner
-        c.update({"score": ordered, "total_score": dict(sorted(totals.items(), key=lambda kv: -kv[1])),
-                  "number_turn_play": s.turn_no, "card_of_player": {p: _hand(h) for p, h in hands.items()}})  # fmt: skip
-        self._emit("finish-turn", "", c)
-
-    def _take(self, n: int) -> list[Card]:
-        out = []
-        for _ in range(n):
-            if not self.pile:
-                if len(self.discards) <= 1:
-                    break
-                self.pile = self.discards[:-1]
-                self.discards = self.discards[-1:]
-                self.rng.shuffle(self.pile)
-            out.append(self.pile.pop())
-        return out
+        self._finish_turn(winner)
+        return winner
 
     def _hand_over(self) -> None:
         s = self.state
@@ -247,17 +129,7 @@ class AlgoriTable:
         }  # fmt: skip
 
     def _ask(self, code: str, phase: str, legal: list[dict[str, Any]]) -> dict[str, Any]:
-        seat = self.by_code[code]
-        try:
-            action = seat.bot(self._view(code, phase, legal))
-        except Exception as exc:
-            raise BotError(f"bot of {seat.name} ({code}) raised {type(exc).__name__}: {exc}") from exc
-        if not isinstance(action, dict) or not isinstance(action.get("action"), str):
-            raise BotError(f"bot of {seat.name} ({code}) answered {action!r}, not an action dict")
-        return action
-
-    def _think(self) -> int:
-        return self.rng.randrange(5, 60)
+        return self._call(code, self._view(code, phase, legal))
 
     def _colour_of(self, a: dict[str, Any]) -> str:
         c = a.get("color")

@@ -49,12 +49,28 @@ class BotError(Exception):
     """A bot raised, or answered with something that is not an action."""
 
 
+_CARD: dict[Card, dict[str, Any]] = {}
+
+
 def _card(c: Card) -> dict[str, Any]:
-    return c.to_dealer()
+    """A card as the log writes it (one dict per face, shared: orjson writes it as often as it is used)."""
+    d = _CARD.get(c)
+    if d is None:
+        d = _CARD[c] = c.to_dealer()
+    return d
 
 
-class Referee:
-    """One match. Iterate :meth:`lines` for the log, one JSON line (bytes) at a time."""
+def _hand(cards: Any) -> list[dict[str, Any]]:
+    return [_card(c) for c in cards]
+
+
+class Table:
+    """What every UNO referee table shares: seats and bots, the deck and piles, the clock, the log's lines.
+
+    A table writes a line with :meth:`_emit`: the line's event is applied by the profile's model
+    (:meth:`_apply`) and written with the desk that model says the line shows (:meth:`_desk`).
+    Iterate :meth:`lines` for the log, or :meth:`play` it into a sink.
+    """
 
     def __init__(self, profile: Profile, seats: list[Seat], *, seed: int, rounds: int | None = None,
                  dealer: str | None = None, dealer_code: str | None = None) -> None:  # fmt: skip
@@ -74,46 +90,37 @@ class Referee:
         self.discards: list[Card] = []
         self.out: list[bytes] = []
         self.sink: Callable[[bytes], Any] = self.out.append  # where each line goes (play() writes straight out)
-        self.idle = [s for s in seats if getattr(s.bot, "idle", False)]
         self.history: list[dict[str, int]] = []  # totals after each round (the tie-break)
 
     # ------------------------------------------------------------------ writing
+
+    def _apply(self, ev: E.Event) -> GameState:
+        raise NotImplementedError
+
+    def _desk(self, before: GameState, after: GameState, ev: E.Event) -> dict[str, Any] | None:
+        raise NotImplementedError
 
     def _emit(self, event: str, player: str, contents: dict[str, Any], *, refused: str | None = None,
               think: int = 0) -> E.Event:  # fmt: skip
         self.seq += 1
         self.t += 1 + think
-        a = {"seq": self.seq, "event": event, "player": player, "turn": self.state.round_no or None,
-             "contents": contents, "desk": None, "date_ms": self.t}  # fmt: skip
-        if event == "first-player":
-            a["turn"] = self.state.round_no + 1
-        ev = E.to_event(a)
+        s = self.state
+        turn = s.round_no + 1 if event == "first-player" else (s.round_no or None)
+        ev = E.to_event({"seq": self.seq, "event": event, "player": player, "turn": turn, "contents": contents,
+                         "desk": None, "date_ms": self.t})  # fmt: skip
         if refused is not None and hasattr(ev, "rejected"):
             ev = replace(ev, rejected=refused)
-        self.state = M.apply(self.profile, self.state, ev)
+        after = self._apply(ev)
         line: dict[str, Any] = {"dealer_code": self.dealer_code, "event": event, "dealer": self.dealer, "player": player}
-        if event not in ("join-room", "finish-game"):
-            line["turn"] = a["turn"]
+        if event != "join-room":
+            line["turn"] = turn
         line["contents"] = contents
-        if event not in ("join-room", "finish-game"):
-            line["desk"] = self._desk()
+        if event != "join-room" and (desk := self._desk(s, after, ev)) is not None:
+            line["desk"] = desk
         line["dateCreated"] = self.t
         self.sink(orjson.dumps(line))
+        self.state = after
         return ev
-
-    def _desk(self) -> dict[str, Any]:
-        s = self.state
-        return {
-            "before_card_play": _card(s.top) if s.top is not None else None,
-            "card_of_player": {p: [_card(c) for c in s.hand(p)] for p in s.seats},
-            "yell_uno": {p: bool(s.yell.get(p)) for p in s.seats}, "turn_right": s.direction,
-            "draw_desk_number": s.draw_pile, "reveal_desk_number": s.discard,
-            "draw_stack": self._stack(s.stack),
-        }  # fmt: skip
-
-    @staticmethod
-    def _stack(stack: tuple[Card, ...]) -> dict[str, Any]:
-        return {"number": M.stack_total(stack), "cards": [_card(c) for c in stack]}
 
     # ------------------------------------------------------------------ the match
 
@@ -130,21 +137,26 @@ class Referee:
             yield from self._flush()
         yield from self._flush()
 
+    def _flush(self) -> Iterator[bytes]:
+        out = self.out[:]
+        self.out.clear()  # the list the sink appends to stays the same
+        yield from out
+
     def _match(self) -> Iterator[None]:
         """Plays the match; yields after each round."""
         for seat in self.seats:
             self._emit("join-room", seat.code, {"player_code": seat.code, "player_name": seat.name})
         order = [s.code for s in self.seats]
-        start = self.rng.randrange(len(order))
+        start = self.rng.randrange(len(order)) if self.profile.seating == "winner-deals" else 0
         circle = order[start:] + order[:start]
         for _ in range(self.rounds):
+            if self.profile.seating == "shuffle":
+                self.rng.shuffle(circle)
             winner = self._round(circle)
             yield
             if self.profile.seating == "winner-deals" and winner is not None:
                 i = circle.index(winner)
                 circle = circle[i:] + circle[:i]
-            elif self.profile.seating == "shuffle":
-                self.rng.shuffle(circle)
         s = self.state
         totals = {p: s.totals.get(p, 0) for p in order}
         top = max(totals.values())
@@ -153,20 +165,33 @@ class Referee:
         self._emit("finish-game", "", {"winner": winner, "order": {p: s.wins.get(p, 0) for p in order},
                                        "score": totals})  # fmt: skip
 
-    def _flush(self) -> Iterator[bytes]:
-        out = self.out[:]
-        self.out.clear()  # the list the sink appends to stays the same
-        yield from out
+    def _round(self, seats: list[str]) -> str | None:
+        raise NotImplementedError
 
-    # ------------------------------------------------------------------ a round
+    def _finish_turn(self, winner: str | None) -> None:
+        """The round's end: scores by the profile, losers first, the running totals, the final hands."""
+        s = self.state
+        hands = {p: s.hand(p) for p in s.seats}
+        scores = self.profile.scoring.round(hands, winner)
+        ordered = {p: v for p, v in scores.items() if p != winner}
+        if winner is not None:
+            ordered[winner] = scores[winner]
+        totals = {p: s.totals.get(p, 0) + scores.get(p, 0) for p in s.seats}
+        self.history.append(totals)
+        c: dict[str, Any] = {"winner": winner} if winner is not None else {}
+        c.update({"score": ordered, "total_score": dict(sorted(totals.items(), key=lambda kv: -kv[1])),
+                  "number_turn_play": s.turn_no, "card_of_player": {p: _hand(h) for p, h in hands.items()}})  # fmt: skip
+        self._emit("finish-turn", "", c)
 
-    def _round(self, circle: list[str]) -> str | None:
+    def _deal(self, seats: list[str], deal_order: list[str]) -> tuple[dict[str, list[Card]], Card, list[Card]]:
+        """A shuffled deck dealt one card at a time in ``deal_order``; the first card turned (again while the
+        profile sends it back); the rest is the draw pile."""
         prof = self.profile
         deck = list(prof.deck.cards())
         self.rng.shuffle(deck)
-        hands: dict[str, list[Card]] = {p: [] for p in circle}
+        hands: dict[str, list[Card]] = {p: [] for p in seats}
         for _ in range(prof.hand_size):
-            for p in circle[1:] + circle[:1]:  # from the start player's left, the start player last
+            for p in deal_order:
                 hands[p].append(deck.pop())
         returned = []
         first = deck.pop()
@@ -176,12 +201,73 @@ class Referee:
             self.rng.shuffle(deck)
             first = deck.pop()
         self.pile, self.discards = deck, [first]
+        return hands, first, returned
+
+    def _take(self, n: int) -> list[Card]:
+        """``n`` cards from the draw pile, rebuilt from the discards but the top when it runs out (fewer when
+        there are no more)."""
+        out = []
+        for _ in range(n):
+            if not self.pile:
+                if len(self.discards) <= 1:
+                    break
+                self.pile = self.discards[:-1]
+                self.discards = self.discards[-1:]
+                self.rng.shuffle(self.pile)
+            out.append(self.pile.pop())
+        return out
+
+    def _call(self, code: str, view: dict[str, Any]) -> dict[str, Any]:
+        """A bot's answer to ``view``; a bot that raises or answers nonsense stops the match, named."""
+        seat = self.by_code[code]
+        try:
+            action = seat.bot(view)
+        except Exception as exc:  # a contestant's bot: say which one, and stop
+            raise BotError(f"bot of {seat.name} ({code}) raised {type(exc).__name__}: {exc}") from exc
+        if not isinstance(action, dict) or not isinstance(action.get("action"), str):
+            raise BotError(f"bot of {seat.name} ({code}) answered {action!r}, not an action dict")
+        return action
+
+    def _think(self) -> int:
+        return self.rng.randrange(5, 60)
+
+
+class Referee(Table):
+    """A match under a profile judged by the profile audit (the JUA competition rules, …)."""
+
+    def __init__(self, profile: Profile, seats: list[Seat], **kw: Any) -> None:
+        super().__init__(profile, seats, **kw)
+        self.idle = [s for s in seats if getattr(s.bot, "idle", False)]
+
+    def _apply(self, ev: E.Event) -> GameState:
+        return M.apply(self.profile, self.state, ev)
+
+    def _desk(self, before: GameState, after: GameState, ev: E.Event) -> dict[str, Any] | None:
+        """The board after the line (a profile log's desk is always the state after its line)."""
+        s = after
+        return {
+            "before_card_play": _card(s.top) if s.top is not None else None,
+            "card_of_player": {p: _hand(s.hand(p)) for p in s.seats},
+            "yell_uno": {p: bool(s.yell.get(p)) for p in s.seats}, "turn_right": s.direction,
+            "draw_desk_number": s.draw_pile, "reveal_desk_number": s.discard,
+            "draw_stack": self._stack(s.stack),
+        }  # fmt: skip
+
+    @staticmethod
+    def _stack(stack: tuple[Card, ...]) -> dict[str, Any]:
+        return {"number": M.stack_total(stack), "cards": _hand(stack)}
+
+    # ------------------------------------------------------------------ a round
+
+    def _round(self, circle: list[str]) -> str | None:
+        prof = self.profile
+        hands, first, returned = self._deal(circle, circle[1:] + circle[:1])  # from the start player's left
         contents: dict[str, Any] = {
             "ruleset": prof.id, "first_player": circle[0], "first_card": _card(first), "play_order": list(circle),
-            "cards_receive": {p: [_card(c) for c in h] for p, h in hands.items()},
+            "cards_receive": {p: _hand(h) for p, h in hands.items()},
         }  # fmt: skip
         if returned:
-            contents["first_card_returned"] = [_card(c) for c in returned]
+            contents["first_card_returned"] = _hand(returned)
         self._emit("first-player", "", contents)
         if self.state.gate == "color":
             chooser = self.state.chooser
@@ -207,36 +293,9 @@ class Referee:
                 self._forced_draw(self.state.to_act)
                 continue
             self._turn(self.state.to_act)
-        return self._finish_round()
-
-    def _finish_round(self) -> str | None:
-        s = self.state
-        hands = {p: s.hand(p) for p in s.seats}
-        scores = self.profile.scoring.round(hands, s.winner)
-        totals = {p: s.totals.get(p, 0) + scores.get(p, 0) for p in s.seats}
-        self.history.append(totals)
-        contents: dict[str, Any] = {}
-        if s.winner is not None:
-            contents["winner"] = s.winner
-        contents.update({
-            "score": scores, "total_score": dict(sorted(totals.items(), key=lambda kv: -kv[1])),
-            "number_turn_play": s.turn_no, "card_of_player": {p: [_card(c) for c in h] for p, h in hands.items()},
-        })  # fmt: skip
-        winner = s.winner
-        self._emit("finish-turn", "", contents)
+        winner = self.state.winner
+        self._finish_turn(winner)
         return winner
-
-    def _draw(self, n: int) -> list[Card]:
-        out = []
-        for _ in range(n):
-            if not self.pile:
-                if len(self.discards) <= 1:
-                    break
-                self.pile = self.discards[:-1]
-                self.discards = self.discards[-1:]
-                self.rng.shuffle(self.pile)
-            out.append(self.pile.pop())
-        return out
 
     def _hand_over(self) -> None:
         s = self.state
@@ -244,7 +303,7 @@ class Referee:
         after = M.hand_over(s, nxt)
         c = {
             "next_player": nxt, "before_player": s.prev_actor, "card_before": _card(s.top) if s.top else None,
-            "card_of_player": [_card(x) for x in s.hand(nxt)], "turn_right": s.direction,
+            "card_of_player": _hand(s.hand(nxt)), "turn_right": s.direction,
             "must_call_draw_card": bool(s.stack), "draw_reason": M.draw_reason(s.stack),
             "draw_stack": self._stack(s.stack), "number_card_play": s.cards_played,
             "number_turn_play": after.turn_no, "number_card_of_player": {p: len(s.hand(p)) for p in s.seats},
@@ -261,7 +320,7 @@ class Referee:
         legal = [a for a in legal if not self._bluff(s, code, a)]
         top = s.top
         return {
-            "phase": phase, "me": code, "profile": self.profile.id, "hand": [_card(c) for c in s.hand(code)],
+            "phase": phase, "me": code, "profile": self.profile.id, "hand": _hand(s.hand(code)),
             "top": _card(top) if top else None, "color": top.color if top else None,
             "stack": self._stack(s.stack), "must_play": s.must_play == code,
             "drawn": _card(s.drawn_card) if s.drawn_card is not None and s.to_act == code else None,
@@ -278,17 +337,7 @@ class Referee:
             not self.profile.challenge.wd4_legal(M._without(s.hand(code), card), s.top, s.stack)  # fmt: skip
 
     def ask(self, code: str, phase: str, **extra: Any) -> dict[str, Any]:
-        seat = self.by_code[code]
-        try:
-            action = seat.bot(self.view(code, phase, **extra))
-        except Exception as exc:  # a contestant's bot: say which one, and stop
-            raise BotError(f"bot of {seat.name} ({code}) raised {type(exc).__name__}: {exc}") from exc
-        if not isinstance(action, dict) or not isinstance(action.get("action"), str):
-            raise BotError(f"bot of {seat.name} ({code}) answered {action!r}, not an action dict")
-        return action
-
-    def _think(self) -> int:
-        return self.rng.randrange(5, 60)
+        return self._call(code, self.view(code, phase, **extra))
 
     # ------------------------------------------------------------------ turns
 
@@ -372,10 +421,10 @@ class Referee:
     def _voluntary_draw(self, p: str) -> None:
         s = self.state
         before = s.draw_pile
-        cards = self._draw(1)
+        cards = self._take(1)
         can = bool(cards) and self.profile.playable(cards[0], s.top)
         self._emit("draw-card", p, {
-            "can_play_draw_card": can, "card_draw": [_card(x) for x in cards], "is_draw": True,
+            "can_play_draw_card": can, "card_draw": _hand(cards), "is_draw": True,
             "draw_desk": {"before": before, "after": len(self.pile)}, "draw_reason": "nothing",
             "draw_stack": self._stack(()), "number_turn_play": s.turn_no,
         }, think=self._think())  # fmt: skip
@@ -384,16 +433,16 @@ class Referee:
         s = self.state
         assert p is not None
         before = s.draw_pile
-        cards = self._draw(M.stack_total(s.stack))
+        cards = self._take(M.stack_total(s.stack))
         self._emit("draw-card", p, {
-            "can_play_draw_card": False, "card_draw": [_card(x) for x in cards], "is_draw": True,
+            "can_play_draw_card": False, "card_draw": _hand(cards), "is_draw": True,
             "draw_desk": {"before": before, "after": len(self.pile)}, "draw_reason": M.draw_reason(s.stack),
             "draw_stack": self._stack(s.stack), "number_turn_play": s.turn_no,
         }, think=0 if s.auto_draw or s.winner else self._think())  # fmt: skip
 
     def _refuse(self, p: str, error: str) -> None:
-        cards = self._draw(self.profile.illegal_play_cards)
-        self._emit("penalty", "", {"player": p, "cards_receive": [_card(x) for x in cards],
+        cards = self._take(self.profile.illegal_play_cards)
+        self._emit("penalty", "", {"player": p, "cards_receive": _hand(cards),
                                    "number_turn_play": self.state.turn_no, "error": error})  # fmt: skip
 
     def _challenge(self, p: str) -> None:
@@ -409,17 +458,17 @@ class Referee:
         offender = s.prev_actor
         assert offender is not None
         hand = s.hand(offender)
-        self._emit("public-card", "", {"player": offender, "cards": [_card(x) for x in hand], "shown_to": p,
+        self._emit("public-card", "", {"player": offender, "cards": _hand(hand), "shown_to": p,
                                        "number_turn_play": s.turn_no})  # fmt: skip
         success = self.profile.challenge.succeeds(hand, s.wd4_base, s.stack)
         if success:
             wd4 = self.discards.pop()
-            cards = [wd4] + self._draw(self.profile.challenge.success_draws)
+            cards = [wd4] + self._take(self.profile.challenge.success_draws)
             receiver = offender
         else:
-            cards = self._draw(M.stack_total(s.stack) + self.profile.challenge.failure_extra)
+            cards = self._take(M.stack_total(s.stack) + self.profile.challenge.failure_extra)
             receiver = p
-        c["result"] = {"is_challenge_success": success, "player": receiver, "cards_receive": [_card(x) for x in cards]}
+        c["result"] = {"is_challenge_success": success, "player": receiver, "cards_receive": _hand(cards)}
         c["number_turn_play"] = s.turn_no
         self._emit("challenge", p, c, think=self._think())
 
@@ -446,10 +495,10 @@ class Referee:
             if a.get("action") != "point":
                 continue
             self._emit("pointed-not-say-uno", q, {"pointer": q, "target": t, "have_say_uno": bool(s.yell.get(t)),
-                                                   "card_of_player": [_card(x) for x in s.hand(t)]},
+                                                   "card_of_player": _hand(s.hand(t))},
                        think=self._think())  # fmt: skip
-            cards = self._draw(self.profile.uno.penalty)
-            self._emit("penalty", "", {"player": t, "cards_receive": [_card(x) for x in cards],
+            cards = self._take(self.profile.uno.penalty)
+            self._emit("penalty", "", {"player": t, "cards_receive": _hand(cards),
                                        "number_turn_play": self.state.turn_no, "error": "Did not say uno."})  # fmt: skip
             return
 
