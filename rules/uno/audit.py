@@ -76,7 +76,6 @@ class ProfileReplay:
         self.deck = profile.deck.copies()
         self.discards: list[Card] = []  # printed faces in the discard pile (follows rebuilds)
         self.reported_faces: set[Card] = set()
-        self.unyelled: dict[str, int] = {}  # player -> seq of the play that left one card without a call
         self._prev: E.Event | None = None
 
     # ------------------------------------------------------------------ feeding
@@ -208,7 +207,6 @@ class ProfileReplay:
             self.v("wd4-bluff", ev, f"wild draw 4 on {s.top} while holding {_cards(held)} of that colour",
                    player=ev.player, expected="no card of the current colour", actual=_cards(held))  # fmt: skip
         if len(hand) == 1 and not truthy(yell):
-            self.unyelled[ev.player] = ev.seq
             self.v("uno-call-missed", ev, f"{ev.player} went down to one card without the UNO call",
                    player=ev.player, expected="yell_uno true", actual="no call")  # fmt: skip
 
@@ -402,7 +400,6 @@ class ProfileReplay:
                        expected=self.last_winner, actual=seats[0])  # fmt: skip
         if seats:
             self.circle = tuple(seats)
-        self.unyelled = {}
 
     def _next_player(self, s: GameState, ev: E.NextPlayer, nxt: E.Event | None) -> None:
         if not M.handover_due(s):

@@ -13,11 +13,11 @@ Cards drawn are taken from the log (a draw line lists them); the draw pile is a 
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import MappingProxyType
 from typing import Any
 
 from rules.uno import events as E
 from rules.uno.cards import COLORS, Card
+from rules.uno import transitions as T
 from rules.uno.profile import Profile
 from rules.uno.state import GameState, frozen, remove_card
 from rules.uno.verdicts import truthy
@@ -374,27 +374,11 @@ def _next(profile: Profile, s: GameState, ev: E.NextPlayer) -> GameState:
 
 
 def _finish_turn(profile: Profile, s: GameState, ev: E.FinishTurn) -> GameState:
-    totals = dict(s.totals)
-    if ev.totals:
-        totals.update({p: v for p, v in ev.totals.items() if type(v) is int})
-    else:
-        for p, v in ev.scores.items():
-            if type(v) is int:
-                totals[p] = totals.get(p, 0) + v
-    wins = dict(s.wins)
-    if isinstance(ev.winner, str):
-        wins[ev.winner] = wins.get(ev.winner, 0) + 1
-    return s.replace(in_round=False, totals=frozen(totals), wins=frozen(wins),
-                     winner=ev.winner if isinstance(ev.winner, str) else None)  # fmt: skip
+    return T.finish_turn(s, ev)  # totals and rounds won, as every profile keeps them
 
 
 def _join(profile: Profile, s: GameState, ev: E.JoinRoom) -> GameState:
-    if ev.code is None or ev.code in s.players:
-        return s
-    names = dict(s.names)
-    if ev.name:
-        names[ev.code] = ev.name
-    return s.replace(players=(*s.players, ev.code), names=MappingProxyType(names))
+    return T.join(s, ev)
 
 
 _APPLY: dict[type, Callable[[Profile, GameState, Any], GameState]] = {

@@ -36,6 +36,7 @@ from typing import Any
 
 from rules.uno import events as E
 from rules.uno.cards import COLORS, Card
+from rules.uno.state import playable
 
 GAME = "algori-uno"
 VERSION = "1.2"
@@ -189,16 +190,8 @@ class Scoring:
 
 
 def _matches(card: Card, top: Card | None) -> bool:
-    """Colour, number or symbol match (or any wild)."""
-    if card.is_wild:
-        return True
-    if top is None:
-        return False
-    if card.special is not None and card.special == top.special:
-        return True
-    if card.color == top.color:
-        return True
-    return card.number is not None and card.number == top.number
+    """Colour, number or symbol match (or any wild): the same test in every profile."""
+    return playable(card, top)
 
 
 # ----------------------------------------------------------------------------- the profile

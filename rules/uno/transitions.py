@@ -392,3 +392,6 @@ __all__ = ["EMPTY", "apply", "draw_into", "expected_next", "hand_over", "handove
 
 #: The effect of an accepted play (a replay that infers a lost play line applies it too).
 played = _played
+#: A join and a round's end do the same in every profile's model (rules.uno.model uses them).
+join = _join
+finish_turn = _finish_turn
