@@ -33,6 +33,29 @@ def score_race(con: Con, match: str) -> pd.DataFrame:
     return _df(con, "pages/score_race", match=match)
 
 
+def match_rules(con: Con, match: str | None) -> dict[str, Any] | None:
+    """The rules one match was played under: ``ruleset`` (its profile id), ``white_wild``, ``n_players``, ``game``."""
+    if not match:
+        return None
+    rows = _df(con, "pages/match_rules", match=match).to_dict("records")
+    return rows[0] if rows else None
+
+
+def rulesets(con: Con) -> dict[str, str | None]:
+    """Every UNO match's rule profile id (None when the log named none), newest first."""
+    return {str(m): (r if isinstance(r, str) else None) for m, r in con.execute(sql("pages/rulesets")).fetchall()}
+
+
+def jua_moments(con: Con, match: str) -> dict[str, tuple[int, int]]:
+    """A pair play, the biggest draw stack to answer and a challenge of one match: kind -> (round, seq)."""
+    return {str(k): (int(r), int(s)) for k, r, s in con.execute(sql("pages/jua_moments"), {"match": match}).fetchall()}
+
+
+def scoreboard(con: Con, match: str) -> pd.DataFrame:
+    """Every player's round score and running total after every round of one match, with final total and rank."""
+    return _df(con, "pages/scoreboard", match=match)
+
+
 def round_index(con: Con, match: str) -> pd.DataFrame:
     return _df(con, "pages/round_index", match=match)
 
@@ -88,8 +111,9 @@ def violations(con: Con, match: str | None = None, player: str | None = None,
     return _df(con, "pages/violations", match=match, player=player, family=family, severity=severity)
 
 
-def bot_stats(con: Con) -> pd.DataFrame:
-    return _df(con, "pages/bot_stats")
+def bot_stats(con: Con, matches: list[str] | None = None) -> pd.DataFrame:
+    """Every UNO bot's numbers over the UNO matches (all, or ``matches``: e.g. one rule family's)."""
+    return _df(con, "pages/bot_stats", matches=matches)
 
 
 def standings(con: Con, matches: list[str]) -> pd.DataFrame:

@@ -1,10 +1,11 @@
 -- Every ALGORI UNO bot (by name) across the ALGORI matches: the numbers a contestant compares between
 -- versions.  Other games' bots have their own statistics (pages/game_results, kakomimasu/players, chaser/bots).
 -- grain: one row per player_name; counts are integers, rates fractions (0..1)
+-- $matches: only these matches (a list of match ids; null: every UNO match): the page keeps one rule family apart
 with uno as (
     select p.player_name, p.match_id, p.player_code, p.final_score, p.rounds_won, p.final_rank, m.rounds_played
     from players p join matches m using (match_id)
-    where m.game = 'algori-uno'
+    where m.game = 'algori-uno' and ($matches is null or list_contains($matches, m.match_id))
 ),
 rs as (select u.player_name, avg(r.score) as avg_round_score, count(*) as rounds
        from round_scores r join uno u on u.match_id = r.match_id and u.player_code = r.player_code

@@ -5,10 +5,11 @@
 -- `name`: what a person calls the match (ALGORI: the dealer; Kakomimasu: the game's name, null when it has none;
 -- CHaser: "a vs b");
 -- `scores`: the final scores with player names ("a 3 · b 1"); `short_id`: a short code that tells
--- matches of the same name and time apart.
+-- matches of the same name and time apart; `ruleset`: the UNO rule profile (null for other games); `n_players`.
 select m.match_id, m.game,
        case m.game when 'algori-uno' then 1 when 'kakomimasu' then 2 when 'chaser' then 3 else 4 end as game_order,
-       m.dealer_name, m.dealer_code, m.white_wild, m.rounds_played, m.status, m.started_at,
+       m.dealer_name, m.dealer_code, m.white_wild, m.rounds_played, m.status, m.started_at, m.ruleset,
+       (select count(*) from players p where p.match_id = m.match_id) as n_players,
        (select string_agg(coalesce(p.player_name, p.player_code), ', ' order by p.final_rank)
         from players p where p.match_id = m.match_id) as players,
        (select coalesce(w.player_name, m.winner) from players w where w.match_id = m.match_id and w.player_code = m.winner) as winner,
