@@ -169,6 +169,9 @@ def score_race(df: pd.DataFrame, title: str = "Cumulative score by round", label
     df = _text(df, "player_name")
     fig = px.line(df, x="round_no", y="total_score", color="player_name", labels=labels or {},
                   color_discrete_map=_colors(colors))  # fmt: skip
+    fig.update_xaxes(tickformat="d")  # round numbers: whole
+    if 0 < df["round_no"].nunique() <= 12:  # a short match (JUA: 5 rounds): every round a tick, no 1.5
+        fig.update_xaxes(tickmode="array", tickvals=sorted(df["round_no"].unique().tolist()))
     return _layout(fig, 380 + 20 * _legend_rows(list(dict.fromkeys(df["player_name"]))), title)
 
 

@@ -104,10 +104,31 @@ def cause_words(cause: Any) -> str:
     return _("{title} (dealer: “{message}”)").format(title=reasons.cause_title(text), message=text)
 
 
-def describe(row: dict[str, Any], names: dict[str, str], refused_by: str | None = None) -> str:
+def log_card_words(card: Any) -> str:
+    """A card as the log writes it (``{"color": "blue", "number": 3}``) in words."""
+    if not isinstance(card, dict):
+        return _("an unreadable card")
+    return card_words(card.get("color"), card.get("number"), card.get("special"))
+
+
+def stack_words(cards: Any, total: Any) -> str:
+    """A draw stack as '+2 +4 +4 = 10' (just '+10' when its cards are unknown)."""
+    faces = [{"draw_2": "+2", "wild_draw_4": "+4"}.get(c.get("special"), "?") for c in cards if isinstance(c, dict)] \
+        if isinstance(cards, list) else []  # fmt: skip
+    n = cell_int(total) or 0
+    if len(faces) >= 2:
+        return " ".join(faces) + f" = {n}"
+    return f"+{n}"
+
+
+def describe(row: dict[str, Any], names: dict[str, str], refused_by: str | None = None, *,
+             played_cards: int | None = None, family: str | None = None) -> str:  # fmt: skip
     """One sentence for one event row of ``queries.dashboard.round_events``.
 
     ``refused_by``: the dealer's error text when the next event is a penalty refusing this action.
+    ``played_cards``: for a pair play, how many cards left the hand (1: a finishing pair without the UNO
+    call, of which only one card is played). ``family``: the match's rules (``jua-2016``: the offender of a
+    successful challenge plays again).
     """
     def who(code: Any) -> str:
         return names.get(code, code) if isinstance(code, str) and code else _("the dealer")
@@ -123,7 +144,9 @@ def describe(row: dict[str, Any], names: dict[str, str], refused_by: str | None 
     colour = colour_word(c["color_of_wild"]) if isinstance(c.get("color_of_wild"), str) else None
     if refused_by is not None and ev in ACTIONS:
         cause = cause_words(refused_by)
-        if ev == "play-card":
+        if ev == "play-card" and isinstance(c.get("card_play_pair"), dict):
+            what = _("play the pair {card} and {second}").format(card=card, second=log_card_words(c["card_play_pair"]))
+        elif ev == "play-card":
             what = _("play {card}").format(card=card)
         elif ev == "play-draw-card":
             what = _("play the drawn card {card}").format(card=card) if c.get("is_play_card") is True \
@@ -143,6 +166,15 @@ def describe(row: dict[str, Any], names: dict[str, str], refused_by: str | None 
     if ev == "first-player":
         return _("New deal: first card {card}; {target} goes first.").format(card=card, target=target)
     if ev == "next-player":
+        turn = cell_int(row.get("turn_no"))
+        if c.get("must_play_card") is True:
+            return _("{target}'s turn again (turn {turn}): the challenge succeeded, so {target} must play a correct "
+                     "card.").format(target=target, turn=turn)  # fmt: skip
+        stack = c.get("draw_stack") if isinstance(c.get("draw_stack"), dict) else None
+        if c.get("must_call_draw_card") is True and stack is not None and cell_int(stack.get("number")):
+            return _("{target}'s turn (turn {turn}); faces the draw stack {stack}: stack another draw card on it or "
+                     "draw {n}.").format(target=target, turn=turn, stack=stack_words(stack.get("cards"), stack.get("number")),
+                                         n=cell_int(stack.get("number")))  # fmt: skip
         if c.get("must_call_draw_card") is True:
             return _("{target}'s turn (turn {turn}); must draw.").format(target=target, turn=cell_int(row.get("turn_no")))
         return _("{target}'s turn (turn {turn}).").format(target=target, turn=cell_int(row.get("turn_no")))
@@ -151,6 +183,13 @@ def describe(row: dict[str, Any], names: dict[str, str], refused_by: str | None 
             return _("{actor} keeps the drawn card.").format(actor=actor)
         text = _("{actor} plays the drawn card {card}") if ev == "play-draw-card" else _("{actor} plays {card}")
         text = text.format(actor=actor, card=card)
+        if ev == "play-card" and isinstance(c.get("card_play_pair"), dict):
+            second = log_card_words(c["card_play_pair"])
+            if played_cards == 1:
+                text = _("{actor} plays {card} — only one card of the pair {card} and {second}: finishing with a pair "
+                         "needs the UNO call").format(actor=actor, card=card, second=second)  # fmt: skip
+            else:
+                text = _("{actor} plays a pair: {card} and {second}").format(actor=actor, card=card, second=second)
         if colour:
             text += _(", choosing {colour}").format(colour=colour)
         if row.get("yell_uno") is True:
@@ -162,17 +201,27 @@ def describe(row: dict[str, Any], names: dict[str, str], refused_by: str | None 
             return _("{actor} cannot draw (25 cards or more) and passes.").format(actor=actor)
         reason = cell_text(row.get("draw_reason")) or "nothing"
         why = _(REASONS[reason]) if reason in REASONS else reason
+        stack = c.get("draw_stack") if isinstance(c.get("draw_stack"), dict) else None
+        if stack is not None and isinstance(stack.get("cards"), list) and len(stack["cards"]) >= 2:
+            why = _("the draw stack {stack}").format(stack=stack_words(stack["cards"], stack.get("number")))
         text = _("{actor} draws {n} card(s) ({why}).").format(actor=actor, n=n, why=why)
         return text + (_(" It can be played.") if c.get("can_play_draw_card") is True else "")
     if ev == "challenge":
         if c.get("is_challenge") is not True:
             return _("{actor} does not challenge {target}'s wild draw 4.").format(actor=actor, target=target)
         r = c.get("result") if isinstance(c.get("result"), dict) else {}
+        if r.get("is_challenge_success") is True and family == "jua-2016":
+            return _("{actor} challenges {target}'s wild draw 4 and wins: {target} takes it back, draws 4 and must "
+                     "play again.").format(actor=actor, target=target)  # fmt: skip
         if r.get("is_challenge_success") is True:
             return _("{actor} challenges {target}'s wild draw 4 and wins: {target} takes it back plus 4 cards.").format(
                 actor=actor, target=target)
-        return _("{actor} challenges {target}'s wild draw 4 and loses: {actor} draws 6.").format(actor=actor, target=target)
+        n = cell_int(row.get("n_cards"))
+        return _("{actor} challenges {target}'s wild draw 4 and loses: {actor} draws {n}.").format(
+            actor=actor, target=target, n=n if n is not None else 6)
     if ev == "public-card":
+        if isinstance(c.get("shown_to"), str) and c["shown_to"]:
+            return _("{target}'s hand is shown to {to} only (the challenger).").format(target=target, to=who(c["shown_to"]))
         return _("{target}'s hand is shown to the challenger.").format(target=target)
     if ev == "pointed-not-say-uno":
         return _("{actor} points at {target} for not yelling UNO.").format(actor=actor, target=target)

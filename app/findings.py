@@ -37,7 +37,14 @@ VALUES = {
     "bound by a white wild": N_("bound by a white wild"), "is_draw false, no card": N_("no card drawn"),
     "no live wild draw 4 to challenge": N_("no wild draw 4 to challenge"), "invalid is_challenge": N_("an invalid challenge answer"),
     "at most 3": N_("at most 3"), "at most 10": N_("at most 10"), "timeout": N_("a timeout"),
+    # the JUA profile audit's phrases (rules/uno/audit.py)
+    "no card of the current colour": N_("no card of the current colour"), "no call": N_("no UNO call"),
+    "a play": N_("a card played"), "draw": N_("a draw"), "a pointing": N_("a pointing"),
+    "a missed call in its window": N_("a missed call, pointed out in time"), "a verdict": N_("a verdict"),
+    "judged": N_("judged"), "a winner": N_("a winner"), "finish-turn": N_("the end of the round"),
 }  # fmt: skip
+#: A pending draw stack in a validator message: "(stack +6 (yellow-draw_2 black-wild_draw_4))".
+_STACK = re.compile(r"\(stack \+(?P<total>\d+)(?: \((?P<cards>[^)]*)\))?\)")
 #: Checks whose expected/actual only restate the title (shown without them).
 SELF_EVIDENT = frozenset({"pointing-without-effect", "uno-call-missed"})
 _ACTIONS = {"PUT": N_("place at ({x}, {y})"), "MOVE": N_("move to ({x}, {y})"), "REMOVE": N_("remove the wall at ({x}, {y})")}
@@ -90,7 +97,20 @@ def _card(raw: str) -> str:
     raw = raw.strip()
     if raw == "(missing)":
         return _("no card")
+    first, plus, second = raw.partition(" + ")  # a pair play (JUA): "blue-3 + blue-3"
+    if plus:
+        return _("the pair {card} and {second}").format(card=_card(first), second=_card(second))
     return label_words(raw) if _CARD.fullmatch(raw) else raw
+
+
+def _stack(msg: str) -> str:
+    """' (draw stack +2 +4 = 6)' for a message naming a pending draw stack ('' for none)."""
+    m = _STACK.search(msg)
+    if m is None or m["total"] == "0":
+        return ""
+    faces = [{"draw_2": "+2", "wild_draw_4": "+4"}.get(c.partition("-")[2], "?") for c in (m["cards"] or "").split()]
+    text = " ".join(faces) + f" = {m['total']}" if len(faces) >= 2 else f"+{m['total']}"
+    return _(" (draw stack {stack})").format(stack=text)
 
 
 def what_happened(f: dict[str, Any], names: dict[str, str]) -> str | None:
@@ -105,7 +125,7 @@ def what_happened(f: dict[str, Any], names: dict[str, str]) -> str | None:
         return _("sent a play without a card (top card {top})").format(top=_card(m["top"]))
     if m := re.match(r"play-card (?P<card>.+?) on (?P<top>[a-z]+-[a-z0-9_]+)(?=[:\s]|$)", msg):
         text = _("played {card} on {top}") if accepted else _("tried to play {card} on {top}")
-        return text.format(card=_card(m["card"]), top=_card(m["top"]))
+        return text.format(card=_card(m["card"]), top=_card(m["top"])) + _stack(msg)
     if m := re.match(r"play-draw-card is_play_card=(?P<flag>.+?) \(drawn (?P<card>[^)]*)\)", msg):
         if m["card"] == "None":
             return _("tried to play a drawn card without a drawn card that fits")

@@ -36,6 +36,16 @@ LABELS = {
     "colour_black": N_("black"), "colour_white": N_("white"), "card_skip": N_("skip"), "card_reverse": N_("reverse"),
     "card_draw_2": N_("draw 2"), "card_wild": N_("wild"), "card_wild_draw_4": N_("wild draw 4"),
     "card_wild_shuffle": N_("shuffle wild"), "card_white_wild": N_("white wild"),
+    # the JUA rules' table: pairs, the draw stack, challenges
+    "pair": N_("pair"), "pair_single": N_("one card of the pair only (no UNO call)"),
+    "stack": N_("draw stack"), "stack_answer_2": N_("{who} must answer with a draw 2 or a wild draw 4, or draw {n}"),
+    "stack_answer_4": N_("{who} must answer with a wild draw 4, or draw {n}"), "must_play": N_("must play again"),
+    "challenge_by": N_("{who} challenges {target}'s wild draw 4"), "challenge_declined": N_("{who} does not challenge"),
+    "challenge_won": N_("Success: the wild draw 4 was not allowed"),
+    "challenge_lost": N_("Failure: the wild draw 4 was allowed"),
+    "challenge_back": N_("{who} takes the wild draw 4 back, draws 4 and must play again"),
+    "challenge_drew": N_("{who} draws {n}"), "shown_to": N_("{who}'s hand, shown only to {to}"),
+    "shown_hidden": N_("only {to} sees these cards"),
 }  # fmt: skip
 
 #: Texts every game's replayer shows (the headline, findings), by key; the games' own labels win.
@@ -116,11 +126,48 @@ def attempted_card(row: dict[str, Any]) -> str | None:
     return f"{colour}-{number if number is not None else special}"
 
 
+def card_label(card: Any) -> str | None:
+    """A card as the log writes it (``{"color": "blue", "number": 3}``) as a board label (``blue-3``)."""
+    if not isinstance(card, dict):
+        return None
+    colour, number, special = card.get("color"), card.get("number"), card.get("special")
+    face = number if isinstance(number, int) and not isinstance(number, bool) else special
+    if not isinstance(colour, str) or not colour or face is None or (isinstance(face, str) and not face):
+        return None
+    return f"{colour}-{face}"
+
+
+#: What a draw card adds to a pending draw stack.
+STACKED = {"draw_2": 2, "wild_draw_4": 4}
+
+
+def stack_value(label: Any) -> int:
+    """+2 or +4 for a draw card's label (0 for any other card)."""
+    return STACKED.get(str(label).partition("-")[2], 0) if isinstance(label, str) else 0
+
+
+def _stack_of(c: dict[str, Any]) -> list[str] | None:
+    """The stacked cards a line names (``draw_stack.cards``), or None when it names none."""
+    ds = c.get("draw_stack")
+    if not isinstance(ds, dict) or not isinstance(ds.get("cards"), list):
+        return None
+    labels = [card_label(x) for x in ds["cards"]]
+    return [x for x in labels if x] if all(labels) else None
+
+
 def uno_round(
     events: pd.DataFrame, info: dict[str, Any], names: dict[str, str], colors: dict[str, str],
     found: pd.DataFrame, *, match: str, round_no: int,
 ) -> dict[str, Any]:  # fmt: skip
-    """The replayer payload of one ALGORI round."""
+    """The replayer payload of one UNO round (ALGORI or JUA rules: ``info["ruleset"]``).
+
+    Besides the board after each event, a frame says what the table shows of the rules in play: a pair
+    played (``played.pair``), the pending draw stack and who must answer it (``board.stack``), a challenge's
+    outcome (``challenge``), a hand shown to the challenger only (``shown``) and the offender who must play
+    again after a successful challenge (``board.must_play``)."""
+    from app.ui import JUA, rules_family
+
+    family = rules_family(info.get("ruleset"))
     rows = events.to_dict("records")
     by_seq: dict[int, list[dict[str, Any]]] = {}
     for f in found.to_dict("records"):
@@ -128,53 +175,116 @@ def uno_round(
             by_seq.setdefault(key, []).append(f)  # type: ignore[arg-type]
     order = {"error": 0, "warning": 1, "info": 2}
     seats = [s for s in _j(info.get("play_order"), []) if isinstance(s, str)]
+    # who is handed the next turn after each line (a stack's answerer, once the stacking play is done)
+    next_turn: list[str | None] = [None] * len(rows)
+    upcoming: str | None = None
+    for i in range(len(rows) - 1, -1, -1):
+        if rows[i].get("event") == "next-player":
+            upcoming = cell_text(rows[i].get("target"))
+        elif rows[i].get("event") in ("finish-turn", "first-player"):
+            upcoming = None
+        next_turn[i] = upcoming
     frames: list[dict[str, Any]] = []
     prev_hands: dict[str, list[str]] = {}
     played: dict[str, Any] = {}
     prev_top: str | None = None
+    stack: list[str] = []
+    prev_pending = 0
+    stack_by: str | None = None
+    must_play: str | None = None
     for i, row in enumerate(rows):
         nxt = rows[i + 1] if i + 1 < len(rows) else None
         refused = refusal(row, nxt)
         hands = {k: [c for c in v if isinstance(c, str)] for k, v in _dict(row.get("hands")).items() if isinstance(v, list)}
         top = cell_text(row.get("top"))
         ev = str(row.get("event"))
+        c = _dict(row.get("contents"))
         actor = cell_text(row.get("actor")) or cell_text(row.get("target"))
+        mover = cell_text(row.get("actor"))
+        lost = Counter(prev_hands.get(mover or "", [])) - Counter(hands.get(mover or "", []))
+        n_lost = sum(lost.values())
+        pair = card_label(c.get("card_play_pair")) if ev == "play-card" else None
         if ev == "first-player":
             played = {"first": True}
-        elif top != prev_top and refused is None and ev in ("play-card", "play-draw-card"):
-            played = {"prev": prev_top, "by": cell_text(row.get("actor"))}
+            stack, stack_by, must_play = [], None, None
+        elif refused is None and ev in ("play-card", "play-draw-card") and (top != prev_top or n_lost):
+            played = {"prev": prev_top, "by": mover}
+            if pair is not None:  # a pair play; only one card of it when a finishing pair lacked the UNO call
+                played["pair" if n_lost >= 2 else "single_of_pair"] = pair
         gained: dict[str, list[str]] = {}
         if ev not in ("first-player", "shuffle-wild"):
             for code, cards in hands.items():
                 extra = Counter(cards) - Counter(prev_hands.get(code, []))
                 if extra:
                     gained[code] = list(extra.elements())
+        # the draw stack: what the line names, else the replayed total followed card by card
+        pending = cell_int(row.get("pending")) or 0
+        named = _stack_of(c)
+        if pending <= 0:
+            stack, stack_by = [], None
+        elif named is not None and sum(map(stack_value, named)) == pending:
+            stack = named
+        elif pending > prev_pending and stack_value(top) == pending - prev_pending:
+            stack = [*stack, str(top)]
+        elif pending < prev_pending:  # a successful challenge took the last wild draw 4 back
+            while stack and sum(map(stack_value, stack)) > pending:
+                stack = stack[:-1]
+        if ev in ("play-card", "play-draw-card") and refused is None and pending > prev_pending:
+            stack_by = mover
+        known = stack if sum(map(stack_value, stack)) == pending else []
+        to_act = cell_text(row.get("to_act"))
+        answer = None
+        if pending > 0:
+            answer = to_act if to_act and to_act != stack_by else next_turn[i]
+        if ev == "next-player":
+            must_play = cell_text(row.get("target")) if c.get("must_play_card") is True else None
+        elif ev in ("play-card", "play-draw-card") and refused is None and mover == must_play:
+            must_play = None
+        challenge = None
+        if ev == "challenge" and refused is None:
+            result = c.get("result") if isinstance(c.get("result"), dict) else {}
+            drew = result.get("player") if isinstance(result.get("player"), str) else None
+            challenge = {"by": mover, "target": cell_text(row.get("target")),
+                         "made": c.get("is_challenge") is True,
+                         "success": result.get("is_challenge_success") is True, "drew": drew,
+                         "n": cell_int(row.get("n_cards")) or 0, "replays": family == JUA}  # fmt: skip
+        shown = None
+        if ev == "public-card":
+            to = c.get("shown_to") if isinstance(c.get("shown_to"), str) else None
+            if to is None:  # an ALGORI log: the hand goes to the challenger of the next line
+                to = next((cell_text(r.get("actor")) for r in rows[i + 1 : i + 3] if r.get("event") == "challenge"), None)
+            cards = [card_label(x) for x in c.get("cards", [])] if isinstance(c.get("cards"), list) else []
+            shown = {"player": cell_text(row.get("target")), "to": to, "cards": [x for x in cards if x]}
         fs = sorted(by_seq.get(cell_int(row.get("seq")) or -1, []), key=lambda f: (order.get(f.get("severity"), 3), str(f.get("code"))))
+        attempt = attempted_card(row) if refused is not None and ev in ("play-card", "play-draw-card") else None
         frames.append({
             "seq": cell_int(row.get("seq")), "turn": cell_int(row.get("turn_no")), "event": ev, "label": event_label(ev),
             "who": names.get(actor, actor) if actor else "", "actor": actor,
-            "sentence": describe(row, names, refused_by=refused), "refused": refused is not None,
-            "attempt": attempted_card(row) if refused is not None and ev in ("play-card", "play-draw-card") else None,
+            "sentence": describe(row, names, refused_by=refused, played_cards=n_lost if pair else None, family=family),
+            "refused": refused is not None, "attempt": attempt,
+            "attempt_pair": pair if attempt is not None else None,
             "findings": [{"severity": str(f.get("severity")), "code": str(f.get("code")),
                           "text": finding_sentence(f, names)} for f in fs],
             "winner": cell_text(info.get("winner")) if ev == "finish-turn" else None,
-            "played": dict(played), "gained": gained,
+            "played": dict(played), "gained": gained, "challenge": challenge, "shown": shown,
             "board": {
                 "hands": hands, "top": top, "direction": None if pd.isna(row.get("direction")) else bool(row.get("direction")),
                 "draw_pile": cell_int(row.get("draw_pile")), "discard_pile": cell_int(row.get("discard_pile")),
-                "pending": cell_int(row.get("pending")) or 0,
+                "pending": pending,
                 "owes_draw": bool(row.get("owes_draw")) if not pd.isna(row.get("owes_draw")) else False,
                 "bind": {k: v for k, v in _dict(row.get("bind")).items() if isinstance(v, int) and v},
                 "yell": {k: True for k, v in _dict(row.get("yell")).items() if v is True},
-                "to_act": cell_text(row.get("to_act")),
+                "to_act": to_act,
+                "stack": {"cards": known, "total": pending, "answer": answer} if pending > 0 else None,
+                "must_play": must_play,
             },
         })  # fmt: skip
-        prev_hands, prev_top = hands, top
+        prev_hands, prev_top, prev_pending = hands, top, pending
     players = [{"code": c, "name": names.get(c, c), "color": colors.get(c, "#777777")}
                for c in (seats or list(names))]  # fmt: skip
     return {
         "id": f"{match}/{round_no}/{len(frames)}", "game": "algori-uno", "round": round_no, "seats": seats,
-        "players": players, "frames": frames, "labels": labels(),
+        "players": players, "frames": frames, "labels": labels(), "rules": family, "stacking": family == JUA,
     }
 
 

@@ -332,6 +332,73 @@ def games_in_order(games: Any) -> list[str]:
 WHITE_WILD = {"bind_2": N_("bind 2"), "skip_bind_2": N_("skip-bind 2")}
 
 
+#: UNO's rule families (a profile's ``family``, ``rules/uno/profile.py``): how the pages name them.
+RULE_FAMILIES = {"algori-2023": N_("ALGORI 2023 contest rules"), "jua-2016": N_("JUA competition rules (2016)")}
+#: A family's short name (the sidebar's match labels).
+RULE_SHORT = {"algori-2023": N_("ALGORI 2023"), "jua-2016": N_("JUA 2016")}
+ALGORI, JUA = "algori-2023", "jua-2016"
+
+
+def rules_family(ruleset: Any) -> str:
+    """The rule family of a match's ``ruleset`` (``algori-2023`` or ``jua-2016``); a match whose log names no
+    profile (an ALGORI dealer's log from before profiles) is ALGORI's."""
+    from rules.uno.profile import get
+
+    if not isinstance(ruleset, str) or not ruleset:
+        return ALGORI
+    try:
+        return get(ruleset).family
+    except ValueError:
+        return JUA if ruleset.startswith("jua-") else ALGORI
+
+
+def rules_words(ruleset: Any) -> str:
+    """A match's rules as a person reads them: 'JUA competition rules (2016)'."""
+    return _(RULE_FAMILIES[rules_family(ruleset)])
+
+
+def match_family(con: Any, match: str | None) -> str | None:
+    """The rule family of an UNO match (None: no such UNO match)."""
+    info = q.match_rules(con, match)
+    if info is None or info.get("game") != "algori-uno":
+        return None
+    return rules_family(info.get("ruleset"))
+
+
+def algori_only(con: Any, match: str | None, message: str) -> None:
+    """On a page about something only the ALGORI rules have (special logic, the white wild, the dealer's
+    clock): for a JUA match, ``message`` (marked with N_, translated here) says so, and the page stops."""
+    if match_family(con, match) != JUA:
+        return
+    st.info(_(message), icon=":material/info:")
+    st.stop()
+
+
+JUA_SCORING = N_("JUA scoring: a round's winner scores the points left in the other hands; every other player loses "
+                 "the points of their own hand (numbers: face value; skip, reverse, draw 2: 20; wild, wild draw 4: 50). "
+                 "Ranked by total; equal totals share a rank.")  # fmt: skip
+
+
+def scoreboard_table(board: pd.DataFrame) -> pd.DataFrame:
+    """A match's scoreboard for people (``queries.dashboard.scoreboard``): one row per player, best total first,
+    one column per round (its score), the total and the rank (equal totals share one)."""
+    if board.empty:
+        return pd.DataFrame()
+    names = dict(zip(board["player_code"], board["player_name"], strict=True))
+    rounds = sorted({int(r) for r in board["round_no"]})
+    last = board[board["round_no"] == rounds[-1]].set_index("player_code")["total_score"]
+    totals = {c: num(last.get(c)) for c in names}
+    order = sorted(names, key=lambda c: (-(totals[c] if totals[c] is not None else -(10**9)), str(names[c])))
+    table: dict[str, list[Any]] = {_("Player"): [names[c] for c in order]}
+    for r in rounds:
+        scores = board[board["round_no"] == r].set_index("player_code")["score"]
+        table[_("Round {n}").format(n=r)] = [num(scores.get(c)) for c in order]
+    shown = [totals[c] for c in order]
+    table[_("Total")] = shown
+    table[_("Rank")] = [None if t is None else 1 + sum(1 for u in shown if u is not None and u > t) for t in shown]
+    return pd.DataFrame(table).astype({k: "Int64" for k in list(table)[1:]})
+
+
 def white_wild_words(value: Any) -> str:
     """A match's white-wild setting as a person reads it ("none" when the match has none)."""
     if not isinstance(value, str) or not value:
@@ -346,7 +413,10 @@ def match_labels(matches: Any) -> dict[str, str]:
         when = r.started_at.strftime("%Y-%m-%d %H:%M") if pd.notna(r.started_at) else "?"
         name = r.name if isinstance(r.name, str) and r.name else None  # an unnamed game: its board and date say it
         n = num(r.rounds_played, 0)
-        if r.game == "algori-uno":
+        if r.game == "algori-uno" and rules_family(getattr(r, "ruleset", None)) == JUA:
+            parts = [name, _(RULE_SHORT[JUA]), _("{n} players").format(n=num(getattr(r, "n_players", None), 0)),
+                     _("{n} rounds").format(n=n), when, r.short_id]  # fmt: skip
+        elif r.game == "algori-uno":
             parts = [name, _("{n} rounds").format(n=n), when, r.short_id]
         elif r.game == "kakomimasu":
             parts = [name, r.board if isinstance(r.board, str) else "?", _("{n} turns").format(n=n), when, r.short_id]
@@ -551,7 +621,9 @@ def names_of(con: Any, match: str) -> dict[str, str]:
 
 #: One colour per player, by join order: Okabe & Ito's colour-blind-safe palette (the card
 #: colours of the table use its vermillion/yellow/green/blue, so players take the others first).
-PLAYER_COLOURS = ["#E69F00", "#56B4E9", "#CC79A7", "#000000", "#009E73", "#0072B2", "#D55E00", "#F0E442"]
+#: Past eight (a JUA table seats up to 10) Paul Tol's wine and olive, which none of those resembles.
+PLAYER_COLOURS = ["#E69F00", "#56B4E9", "#CC79A7", "#000000", "#009E73", "#0072B2", "#D55E00", "#F0E442",
+                  "#882255", "#999933"]
 
 
 def player_colors(con: Any, match: str) -> dict[str, str]:
@@ -622,7 +694,7 @@ COLUMN_NAMES = {
     "walks": N_("Walks"), "looks": N_("Looks"), "searches": N_("Searches"), "puts": N_("Puts"),
     "invalid": N_("Invalid actions"), "end_kind": N_("How it ended"), "map": N_("Map"), "side": N_("Side"),
     "opponent": N_("Opponent"), "unfinished": N_("Not finished"), "points_per_game": N_("Points per game"),
-    "failed_rate": N_("Failed share"),
+    "failed_rate": N_("Failed share"), "rules": N_("Rules"),
 }  # fmt: skip
 MISSING = "—"
 

@@ -1,11 +1,23 @@
-/* ALGORI UNO board for the Kifu replayer: seats clockwise around the table (play order runs
- * clockwise when the direction is normal), the previous card -> the card just played and by whom,
- * the current colour, the direction arrow, piles, pending draws, binds and UNO badges. */
+/* UNO board for the Kifu replayer (ALGORI and JUA rules): 2–10 seats clockwise around the table (play
+ * order runs clockwise when the direction is normal), the previous card -> the card (or pair) just played
+ * and by whom, the current colour, the direction arrow, piles, pending draws or the JUA draw stack and who
+ * must answer it, a challenge's outcome, the hand shown to the challenger only, binds and UNO badges. */
 (() => {
   const FACE = { skip: "⊘", reverse: "⇄", draw_2: "+2", wild: "W", wild_draw_4: "+4", wild_shuffle: "⤮", white_wild: "W" };
   const MARK = { red: "▲", yellow: "●", green: "■", blue: "◆" };  // colour-blind safe: a shape per colour
   const POINTS = { skip: 20, reverse: 20, draw_2: 20, wild_shuffle: 40, white_wild: 40, wild: 50, wild_draw_4: 50 };
-  const POS = ["bottom", "left", "top", "right"];
+  //: Up to 4 seats: named places around the centre, clockwise from the viewer's seat (at the bottom).
+  const POS = { 1: ["bottom"], 2: ["bottom", "top"], 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
+  //: 5–10 seats: [row, column] of a 3-column grid, clockwise from the bottom middle; the centre fills the
+  //: middle column between the top and bottom rows.
+  const SLOTS = {
+    5: [[3, 2], [2, 1], [1, 1], [1, 3], [2, 3]],
+    6: [[3, 2], [2, 1], [1, 1], [1, 2], [1, 3], [2, 3]],
+    7: [[3, 2], [3, 1], [2, 1], [1, 1], [1, 3], [2, 3], [3, 3]],
+    8: [[3, 2], [3, 1], [2, 1], [1, 1], [1, 2], [1, 3], [2, 3], [3, 3]],
+    9: [[4, 2], [4, 1], [3, 1], [2, 1], [1, 1], [1, 3], [2, 3], [3, 3], [4, 3]],
+    10: [[4, 2], [4, 1], [3, 1], [2, 1], [1, 1], [1, 2], [1, 3], [2, 3], [3, 3], [4, 3]],
+  };
 
   function parts(label) {
     if (!label || typeof label !== "string") return ["black", "?"];
@@ -38,21 +50,34 @@
   function multiset(cards) { const m = {}; for (const c of cards || []) m[c] = (m[c] || 0) + 1; return m; }
 
   KifuReplayer.renderers["algori-uno"] = (frame, ctx) => {
-    const { el } = ctx;
+    const { el, fmt, short } = ctx;
     const L = (k) => (ctx.labels && ctx.labels[k]) || "";
     const b = frame.board || {};
     const hands = b.hands || {};
     const seats = ctx.data.seats && ctx.data.seats.length ? ctx.data.seats : Object.keys(hands);
     const view = ctx.perspective;
     const shift = view && seats.indexOf(view) >= 0 ? seats.indexOf(view) : 0;
-    const table = el("div", "ut");
+    const n = seats.length;
+    const many = n > 4;
+    const table = el("div", "ut" + (many ? " many" : "") + " seats-" + n);
     table.setAttribute("role", "group");
     table.setAttribute("aria-label", L("table"));
+    const nameOf = (code) => short((ctx.players[code] || {}).name || code || "?", 40);
+    const stack = b.stack || null;
 
     seats.forEach((code, i) => {
       const p = ctx.players[code] || { name: code, color: "#888" };
       const cards = Array.isArray(hands[code]) ? hands[code] : [];
-      const seat = el("div", "ut-seat pos-" + (POS[(i - shift + seats.length) % seats.length] || "bottom"));
+      const k = (i - shift + n) % n;  // clockwise from the viewer's seat
+      const seat = el("div", "ut-seat");
+      if (many) {
+        const [r, col] = SLOTS[Math.min(n, 10)][Math.min(k, 9)] || [1, 1];
+        seat.style.setProperty("--r", String(r));
+        seat.style.setProperty("--c", String(col));
+        seat.style.setProperty("--k", String(k));
+      } else {
+        seat.classList.add("pos-" + ((POS[n] || POS[4])[k] || "bottom"));
+      }
       seat.dataset.player = code;
       if (frame.actor === code) seat.classList.add("actor");
       if (b.to_act === code) seat.classList.add("to-act");
@@ -63,12 +88,19 @@
       if (b.yell && b.yell[code]) name.appendChild(el("span", "ut-badge uno", "UNO"));
       if (b.bind && b.bind[code]) name.appendChild(el("span", "ut-badge bind", L("bound") + " ×" + b.bind[code]));
       if (frame.winner === code) name.appendChild(el("span", "ut-badge win", L("winner")));
+      if (ctx.data.stacking && stack && stack.answer === code) {
+        const sb = el("span", "ut-badge stack", "+" + stack.total);
+        sb.title = L("stack");
+        name.appendChild(sb);
+      }
+      if (b.must_play === code) name.appendChild(el("span", "ut-badge must", L("must_play")));
       seat.appendChild(name);
       const hidden = view && view !== code;
       seat.appendChild(el("div", "ut-meta", cards.length + " " + L("cards") + (hidden ? "" : " · " + points(cards) + " " + L("points"))));
       if (frame.attempt && frame.actor === code) {
         const a = el("div", "ut-attempt");
         a.appendChild(card(el, frame.attempt, L, "crossed"));
+        if (frame.attempt_pair) a.appendChild(card(el, frame.attempt_pair, L, "crossed"));
         a.appendChild(el("span", null, L("refused")));
         seat.appendChild(a);
       }
@@ -92,8 +124,18 @@
     const play = el("div", "ut-play");
     const last = frame.played || {};
     if (last.prev) { play.appendChild(card(el, last.prev, L, "")); play.appendChild(el("span", "arrow", "→")); }
-    play.appendChild(card(el, b.top, L, "big"));
+    if (last.pair) {  // a pair play: both cards, the second laid on the first
+      const pair = el("span", "ut-pair");
+      pair.setAttribute("role", "group");
+      pair.setAttribute("aria-label", L("pair"));
+      pair.append(card(el, last.pair, L, "big"), card(el, b.top, L, "big second"));
+      play.appendChild(pair);
+    } else {
+      play.appendChild(card(el, b.top, L, "big"));
+    }
     center.appendChild(play);
+    if (last.pair) center.appendChild(el("div", "ut-tag", L("pair")));
+    else if (last.single_of_pair) center.appendChild(el("div", "ut-tag warn", L("pair_single")));
     if (last.by) {
       const by = el("div", "ut-by", L("played_by") + " ");
       by.appendChild(ctx.name((ctx.players[last.by] || {}).name || last.by));
@@ -108,10 +150,52 @@
     pills.appendChild(cp);
     pills.appendChild(el("span", "ut-pill", L("draw_pile") + " " + (b.draw_pile ?? "?")));
     pills.appendChild(el("span", "ut-pill", L("discard_pile") + " " + (b.discard_pile ?? "?")));
-    if (b.pending) pills.appendChild(el("span", "ut-pill pending", L("must_draw") + " +" + b.pending));
+    if (ctx.data.stacking && stack) {  // JUA: the draw stack, card by card, and who must answer it
+      const faces = (stack.cards || []).map((c) => FACE[parts(c)[1]] || "?");
+      const text = faces.length >= 2 ? faces.join(" ") + " = " + stack.total : "+" + stack.total;
+      pills.appendChild(el("span", "ut-pill pending ut-stack", L("stack") + " " + text));
+    } else if (b.pending) pills.appendChild(el("span", "ut-pill pending", L("must_draw") + " +" + b.pending));
     else if (b.owes_draw) pills.appendChild(el("span", "ut-pill pending", L("owes_draw")));
     center.appendChild(pills);
+    if (ctx.data.stacking && stack && stack.answer) {
+      const wd4 = (stack.cards || []).some((c) => parts(c)[1] === "wild_draw_4");
+      center.appendChild(el("div", "ut-answer", fmt(L(wd4 ? "stack_answer_4" : "stack_answer_2"), { who: nameOf(stack.answer), n: stack.total })));
+    }
+    if (many) center.style.setProperty("--span", String(SLOTS[Math.min(n, 10)][0][0] - 2));
     table.appendChild(center);
-    return table;
+    const notes = note(frame, ctx, L, nameOf);
+    if (!notes) return table;
+    const wrap = el("div", "ut-wrap");
+    wrap.append(notes, table);
+    return wrap;
   };
+
+  /** A challenge's outcome, or the hand shown to the challenger only, as a strip above the table (null: none). */
+  function note(frame, ctx, L, nameOf) {
+    const { el, fmt } = ctx;
+    const ch = frame.challenge;
+    if (ch) {
+      const box = el("div", "ut-note challenge" + (ch.made ? (ch.success ? " won" : " lost") : ""));
+      if (!ch.made) { box.appendChild(el("div", "ut-note-title", fmt(L("challenge_declined"), { who: nameOf(ch.by) }))); return box; }
+      box.appendChild(el("div", "ut-note-title", fmt(L("challenge_by"), { who: nameOf(ch.by), target: nameOf(ch.target) })));
+      box.appendChild(el("div", "ut-verdict", L(ch.success ? "challenge_won" : "challenge_lost")));
+      const text = ch.success && ch.replays ? fmt(L("challenge_back"), { who: nameOf(ch.target) })
+        : fmt(L("challenge_drew"), { who: nameOf(ch.drew || (ch.success ? ch.target : ch.by)), n: ch.n });
+      box.appendChild(el("div", "ut-outcome", text));
+      return box;
+    }
+    const sh = frame.shown;
+    if (sh) {
+      const box = el("div", "ut-note shown");
+      box.appendChild(el("div", "ut-note-title", fmt(L("shown_to"), { who: nameOf(sh.player), to: nameOf(sh.to) })));
+      const view = ctx.perspective;
+      const hidden = view && view !== sh.to && view !== sh.player;
+      const hand = el("div", "ut-hand");
+      for (const c of sh.cards || []) hand.appendChild(hidden ? el("span", "kc back") : card(el, c, L, ""));
+      box.appendChild(hand);
+      if (hidden) box.appendChild(el("div", "ut-meta", fmt(L("shown_hidden"), { to: nameOf(sh.to) })));
+      return box;
+    }
+    return null;
+  }
 })();
