@@ -157,6 +157,29 @@ CHECK_REASONS: dict[str, Reason] = {
     "deck-exhausted-continues": R(N_("Round went on with no cards to draw"),
                                   N_("The rules end the round when the draw pile is empty and one card is on the "
                                      "table, and the dealer went on.")),
+    # ---- JUA competition rules (profile jua-2016): what a bot did, and the referee's decisions
+    "pair-identical": R(N_("Not a pair of identical cards"),
+                        N_("Under the JUA rules only two number cards of the same colour and number can be played "
+                           "together; symbol and wild cards are always played alone.")),
+    "pair-finish-uno": R(N_("Finished with a pair without calling UNO"),
+                         N_("A pair that would empty the hand needs the UNO call with that play; without it only one "
+                            "card of the pair is played.")),
+    "stack-answer": R(N_("Card cannot answer the draw stack"),
+                      N_("Facing a draw 2 only a draw 2 or a wild draw 4 can be played, facing a wild draw 4 only a "
+                         "wild draw 4; otherwise the player draws the whole stack.")),
+    "challenge-must-play": R(N_("No correct card after a successful challenge"),
+                             N_("When a challenge against its wild draw 4 succeeds, the bot takes the card back and "
+                                "must play a correct card instead; drawing is not allowed.")),
+    "stack-total": R(N_("Draw stack total wrong"),
+                     N_("The cards drawn for a draw stack or a challenge, or the stack total the log shows, differ "
+                        "from the sum of the stacked draw cards.")),
+    "dealer-rotation": R(N_("Wrong start player or seating"),
+                         N_("Under the JUA rules the seating never changes and the winner of a round starts the "
+                            "next one.")),
+    "round-count": R(N_("Wrong number of rounds"),
+                     N_("The match has another number of rounds than its rules set (5 under the JUA rules).")),
+    "player-count": R(N_("Too few or too many players"),
+                      N_("The JUA rules are for 2 to 10 players, and this match has another number.")),
     # ---- ALGORI UNO: the log against the replayed table
     "snapshot-mismatch": R(N_("Table differs from the replay"),
                            N_("The hands or piles the log records differ from the ones the replay computes.")),
@@ -257,12 +280,15 @@ CHECK_REASONS: dict[str, Reason] = {
     "chaser-truncated": R(N_("Log ends early"), N_("The log stops before the end of the game.")),
 }  # fmt: skip
 
-#: Every error text the ALGORI dealer writes as a penalty cause (spellings as the dealer writes them).
+#: Every error text the ALGORI dealer (or Kifu's referee, under the JUA rules) writes as a penalty cause (spellings
+#: as the dealer writes them).
 CAUSE_REASONS: dict[str, Reason] = {
     "Next player invalid.": R(N_("Not its turn"), N_("The bot acted when it was not its turn.")),
     "Can not play card.": R(N_("Had to draw first"),
                             N_("After a draw 2, wild draw 4 or white wild the player must take the cards, not play.")),
-    "Card play is required.": R(N_("No card sent"), N_("The play did not include a card.")),
+    "Card play is required.": R(N_("No card sent"),
+                                N_("The play did not include a card; under the JUA rules also: the offender of a "
+                                   "successful challenge drew instead of playing a correct card.")),
     "Param card play invalid.": R(N_("Card without a number or symbol"),
                                   N_("The card sent had neither a number nor a symbol.")),
     "Special card play invalid.": R(N_("Unknown card symbol"),
@@ -317,6 +343,15 @@ CAUSE_REASONS: dict[str, Reason] = {
                         N_("Only the player who just played can be pointed at, and this one could not (no penalty).")),
     "Interrupts are restricted.": R(N_("Not accepted right now"),
                                     N_("The dealer was busy with another step and did not take moves (no penalty).")),
+    # Kifu's referee under the JUA rules (kifu play; docs/rules/jua.md)
+    "Pair invalid.": R(N_("Not a valid pair"),
+                       N_("Only two identical number cards (same colour and number) can be played together.")),
+    "Can not answer draw stack.": R(N_("Card cannot answer the draw stack"),
+                                    N_("Facing a draw stack only a draw 2 or a wild draw 4 can be played (only a wild "
+                                       "draw 4 on a wild draw 4); otherwise the player draws the stack.")),
+    "Only the drawn card may be played.": R(N_("Only the drawn card may be played"),
+                                            N_("After drawing, the player may play the card just drawn, and no other "
+                                               "card of the hand.")),
     "timeout": R(N_("Too slow (5 seconds)"), N_("The bot did not move within 5 seconds.")),
     "color-of-wild timeout": R(N_("Colour not chosen in time"),
                                N_("The bot did not choose a colour within 5 seconds.")),

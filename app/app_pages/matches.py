@@ -16,8 +16,8 @@ UNO_STEPS = ("app_pages/player_rounds.py", "app_pages/penalties.py", "app_pages/
 STATUS = {"finished": N_("finished"), "incomplete": N_("incomplete")}
 #: The columns of each game's table (``name`` and ``final_scores`` are filled in below).
 COLUMNS = {
-    "algori-uno": ["dealer_name", "players", "winner", "final_scores", "rounds_played", "white_wild", "status", "started_at",
-                   "dealer_code", "match_id"],
+    "algori-uno": ["dealer_name", "rules", "players", "winner", "final_scores", "rounds_played", "white_wild", "status",
+                   "started_at", "dealer_code", "match_id"],
     "kakomimasu": ["name", "board", "players", "winner", "final_scores", "n_turns", "status", "started_at", "match_id"],
     "chaser": ["name", "map", "winner", "final_scores", "end_kind", "started_at", "match_id"],
 }  # fmt: skip
@@ -55,9 +55,11 @@ def intro() -> None:
 
 def game_table(game: str) -> Any:
     rows = matches[matches["game"] == game].reset_index(drop=True)
+    family = rows["ruleset"].map(ui.rules_family)
     table = rows.assign(
         name=[n if isinstance(n, str) and n else None for n in rows["name"]],
-        white_wild=rows["white_wild"].map(ui.white_wild_words),
+        rules=family.map(lambda f: _(ui.RULE_SHORT[f])),
+        white_wild=[ui.white_wild_words(w) if f == ui.ALGORI else None for w, f in zip(rows["white_wild"], family, strict=True)],
         final_scores=rows["scores"], n_turns=rows["rounds_played"], map=rows["board"],
         status=rows["status"].map(lambda s: _(STATUS[s]) if s in STATUS else s),
         end_kind=rows["end_kind"].map(chaser.kinds_text),
@@ -73,12 +75,31 @@ def open_match(game: str, match: str) -> None:
     st.switch_page(ui.GAME_PAGES.get(game, "app_pages/matches.py"), query_params={"match": match})
 
 
+def scoreboard(match: str) -> None:
+    """The match's scoreboard: each round's score and the total of every player, as the log gives them."""
+    table = ui.scoreboard_table(q.scoreboard(con, match))
+    if table.empty:
+        return
+    st.markdown("**" + _("Scoreboard") + "**")
+    st.caption(_(ui.JUA_SCORING))
+    st.dataframe(table, hide_index=True, width="stretch", key="matches.scoreboard",
+                 column_config={_("Player"): st.column_config.TextColumn(_("Player"), pinned=True)})
+
+
 def uno_detail(match: str, row: Any) -> None:
     st.subheader(f"{ui.md(row['dealer_name'])} · {ui.md(row['dealer_code'])}")
-    st.caption(_("match {match} · white wild {white} · {rounds} rounds · {status}").format(
-        match=match, white=ui.white_wild_words(row["white_wild"]), rounds=row["rounds_played"],
-        status=_(STATUS.get(row["status"], row["status"]))))  # fmt: skip
+    family = ui.rules_family(row["ruleset"])
+    if family == ui.JUA:
+        st.caption(_("match {match} · {rules} · {players} players · {rounds} rounds · {status}").format(
+            match=match, rules=ui.rules_words(row["ruleset"]), players=ui.num(row["n_players"], 0),
+            rounds=row["rounds_played"], status=_(STATUS.get(row["status"], row["status"]))))  # fmt: skip
+    else:
+        st.caption(_("match {match} · white wild {white} · {rounds} rounds · {status}").format(
+            match=match, white=ui.white_wild_words(row["white_wild"]), rounds=row["rounds_played"],
+            status=_(STATUS.get(row["status"], row["status"]))))  # fmt: skip
     summary = q.match_summary(con, match).reset_index(drop=True)
+    if family == ui.JUA:  # special logic is ALGORI's alone
+        summary = summary.drop(columns=["special_logic"])
     st.caption(_("Click a player to see their rounds, worst first."))
     event = st.dataframe(
         ui.readable(summary), hide_index=True, placeholder=ui.MISSING, width="stretch", key="matches.players",
@@ -89,6 +110,8 @@ def uno_detail(match: str, row: Any) -> None:
     if picked is not None:
         st.switch_page("app_pages/player_rounds.py",
                        query_params={"match": match, "player": str(summary["player_code"].iloc[picked])})  # fmt: skip
+    if family == ui.JUA:
+        scoreboard(match)
     race = q.score_race(con, match)
     if not race.empty:
         st.plotly_chart(charts.score_race(race, _("Cumulative score by round"), ui.chart_labels(), ui.name_colors(con, match)),

@@ -13,6 +13,10 @@ st.title(_("Penalties"))
 con = ui.require_data()
 match, player = ui.selected_match(), ui.selected_player()
 df = q.penalties(con, match, player)
+if ui.match_family(con, match) == ui.JUA:
+    st.caption(_("JUA competition rules (2016): the rules name no penalty for a refused action; Kifu's referee follows "
+                 "the ALGORI convention (the action is refused, the player draws 2 and loses the turn). A missed UNO "
+                 "call pointed out in time costs 2 cards, as the rules say."))  # fmt: skip
 if df.empty:
     st.success(_("No penalty in this selection."))
     st.stop()

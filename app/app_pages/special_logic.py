@@ -32,6 +32,9 @@ def _before(value: Any) -> Any:
 st.title(_("Special logic"))
 con = ui.require_data()
 match, player = ui.selected_match(), ui.selected_player()
+ui.algori_only(con, match, N_("Special logic is part of the ALGORI 2023 contest rules only: the JUA competition rules "
+                              "(2016) this match was played under have none. Pick an ALGORI match in the sidebar to "
+                              "see its special logic."))  # fmt: skip
 df = q.special_logic(con, match, player)
 if df.empty:
     st.info(_("No special logic fired in this selection."))

@@ -26,9 +26,16 @@ game = ui.pick_game(con, "st.game")
 matches = q.match_list(con, game)
 labels = ui.match_labels(matches)
 ids = list(matches["match_id"])
+kind = "preliminary"
+jua: set[str] = set()
 if game == "algori-uno":
-    st.caption(_("ALGORI UNO: the contest's own ranking, applied to ALGORI matches only."))
-    kind = ui.remember("st.kind", st.radio(_("Stage"), list(STAGES), key=ui.lkey("st.kind"), format_func=ui.choices(STAGES)))
+    jua = {m for m, r in q.rulesets(con).items() if ui.rules_family(r) == ui.JUA}
+    if any(m not in jua for m in ids):
+        st.caption(_("ALGORI UNO: the contest's own ranking, applied to ALGORI matches only."))
+        kind = ui.remember("st.kind", st.radio(_("Stage"), list(STAGES), key=ui.lkey("st.kind"), format_func=ui.choices(STAGES)))
+    if jua & set(ids):
+        st.caption(_("A match under the JUA competition rules (2016) is ranked on its own, by each player's total over "
+                     "its rounds: its scoreboard. The ALGORI contest ranking does not apply to it."))  # fmt: skip
     default = [ui.selected_match()] if ui.selected_match() in ids else ids[:1]
 else:
     st.caption(_(OTHER.get(game, OTHER["kakomimasu"])))
@@ -46,6 +53,17 @@ if game != "algori-uno":
     st.dataframe(ui.readable(table.assign(win_rate=table["win_rate"] * 100)), hide_index=True, placeholder=ui.MISSING,
                  width="stretch", key="st.table", column_config={name: st.column_config.NumberColumn(name, format="%.0f%%")})  # fmt: skip
     st.stop()
+had_jua = any(m in jua for m in picked)
+for i, m in enumerate(x for x in picked if x in jua):  # JUA matches: each one's scoreboard
+    st.subheader(ui.md(labels.get(m, m)))
+    st.caption(_(ui.JUA_SCORING))
+    st.dataframe(ui.scoreboard_table(q.scoreboard(con, m)), hide_index=True, width="stretch", key=f"st.jua.{i}",
+                 column_config={_("Player"): st.column_config.TextColumn(_("Player"), pinned=True)})
+picked = [m for m in picked if m not in jua]
+if not picked:
+    st.stop()
+if had_jua:
+    st.subheader(_("ALGORI contest ranking"))
 rows = q.standings(con, picked)
 if kind == "preliminary":
     table = preliminary_group(rows)

@@ -31,6 +31,8 @@ st.markdown(_(
     "gzip is fine. **Limit: {limit} MB per file.** The file is ingested and validated into the dashboard's "
     "database, then deleted (its records stay in the database); re-uploading a log adds nothing."
 ).format(limit=limit))  # fmt: skip
+st.caption(_("UNO logs under the JUA competition rules (2016) in the same shape, such as those `kifu play --ruleset "
+             "jua-2016` writes, are read too: the log names its rules."))  # fmt: skip
 if mode == "token":
     given = st.text_input(_("Upload token"), type="password", key="up.token")
     if not uploads.token_ok(given):
