@@ -47,6 +47,8 @@ ERROR_CODE = {
     "Did not say uno.": "uno-call-missed",
 }
 
+#: Lines only the player to act may write.
+TURN_LINES = (E.PlayCard, E.PlayDrawCard, E.DrawCard, E.Challenge)
 #: Actions a penalty line right after them answers.
 ACTIONS = (E.PlayCard, E.PlayDrawCard, E.DrawCard, E.Challenge, E.ColorOfWild, E.PointedNotSayUno)
 
@@ -77,12 +79,28 @@ class ProfileReplay:
         self.discards: list[Card] = []  # printed faces in the discard pile (follows rebuilds)
         self.reported_faces: set[Card] = set()
         self._prev: E.Event | None = None
+        self._gaps: dict[int, str] = {}  # seq -> a log-order finding of that line
+        self.rules_turn: str | None = None  # the seat the rules give the turn to, when a next-player named another
+        self.misdirected: dict[int, str] = {}  # penalty seq -> the sender of the refused action it answers
+        self.lost_refusal: tuple[str, str] | None = None  # (player, rule) of a refusal whose penalty line is lost
+        self.turn_log: int | None = None  # the last number_turn_play a next-player wrote (the log's own count)
+        self.line_diffs: list[tuple[str, Any, Any]] = []  # this line's board differences (one finding per line)
+        self.desk_removed: dict[str, Counter[Card]] = {}  # cards a differing desk took from a hand the lines gave
+        self.desk_faces: set[Card] = set()  # faces a desk showed more often than the deck holds them (reported once)
 
     # ------------------------------------------------------------------ feeding
 
     def feed(self, activity: dict[str, Any]) -> list[Frame]:
         ev = E.to_event(activity)
-        held, self._held = self._held, ev
+        held = self._held
+        if held is not None and type(ev.date_ms) is int and type(held.date_ms) is int and ev.date_ms < held.date_ms \
+                and held.seq not in self._gaps:  # fmt: skip
+            # written before the line held back: the two are replayed in the order they were written
+            self._gaps[ev.seq] = (f"{ev.kind} written {held.date_ms - ev.date_ms} ms before the line before it (seq "
+                                  f"{held.seq}): lines out of order; replayed in time order")  # fmt: skip
+            self._gaps[held.seq] = f"{held.kind} written after the line that follows it (seq {ev.seq})"
+            return [self._step(ev, held)]
+        self._held = ev
         if held is None:
             return []
         return [self._step(held, ev)]
@@ -100,26 +118,100 @@ class ProfileReplay:
         self.out = []
         s = self.state
         prev, self._prev = self._prev, ev
-        if isinstance(ev, (E.PlayCard, E.PlayDrawCard, E.ColorOfWild)) and isinstance(nxt, E.Penalty) \
-                and nxt.victim == ev.player:  # fmt: skip
-            ev = replace(ev, rejected=nxt.error, penalty_seq=nxt.seq)  # the referee's answer: refused
+        if (gap := self._gaps.pop(ev.seq, None)) is not None:
+            self.v("event-sequence", ev, gap)
+        s = self._follow_turn(s, ev, nxt)
+        s = self._lines_hand(s, ev)
+        lost = None
+        if isinstance(ev, (E.PlayCard, E.PlayDrawCard, E.ColorOfWild)):
+            if isinstance(nxt, E.Penalty) and nxt.victim == ev.player:
+                ev = replace(ev, rejected=nxt.error, penalty_seq=nxt.seq)  # the referee's answer: refused
+            elif (why := M.refusal(self.profile, s, ev)) is not None and ev.player is not None:
+                if isinstance(nxt, E.Penalty) and nxt.error != "Did not say uno." and nxt.victim in s.seats:
+                    # the refusal of this action, given to another player: the sender's foul, not the victim's
+                    self.misdirected[nxt.seq] = ev.player
+                    ev = replace(ev, rejected=nxt.error, penalty_seq=nxt.seq)
+                elif self._refused_unlogged(s, ev, nxt):
+                    lost = (ev.player, why[1])
+                    self.lost_refusal = lost
+                    ev = replace(ev, rejected=why[1])
         if isinstance(ev, E.Penalty):
-            answers = isinstance(prev, ACTIONS) and (prev.player == ev.victim or (
+            answers = isinstance(prev, ACTIONS) and (prev.player == ev.victim or ev.seq in self.misdirected or (
                 isinstance(prev, E.PointedNotSayUno) and ev.error == "Did not say uno."))
             self._penalty(s, ev, answers)
         else:
             judge = _JUDGES.get(type(ev))
             if judge is not None:
                 judge(self, s, ev, nxt)
-        after = self._after(s, ev, M.apply(self.profile, s, ev))
+        self._echoes(s, ev)
+        after = M.apply(self.profile, s, ev)
+        sender = self.misdirected.pop(ev.seq, None) if isinstance(ev, E.Penalty) else None
+        loser = lost[0] if lost is not None else sender
+        if loser is not None and loser == after.to_act:  # the refusal's effect on the sender's turn
+            after = M.apply(self.profile, after, E.Penalty(seq=-1, round_no=ev.round_no, turn_no=ev.turn_no, player=None,
+                                                           desk=None, date_ms=None, victim=loser, cards=(),
+                                                           error=lost[1] if lost else ev.error))  # type: ignore[union-attr]  # fmt: skip
+        self.lost_refusal = None
+        after = self._after(s, ev, after)
         self.state = after
         return Frame(ev.seq, ev, s, after, tuple(self._stamp(v) for v in self.out))
+
+    def _follow_turn(self, s: GameState, ev: E.Event, nxt: E.Event | None) -> GameState:
+        """An action by the player the rules give the turn to, when the log's hand-over named another seat or
+        is missing: the log's fault (a next-seat or event-sequence finding), not the player's."""
+        if not isinstance(ev, TURN_LINES) or ev.player is None or ev.player == s.to_act or not s.in_round:
+            return s
+        if isinstance(nxt, E.Penalty) and nxt.victim == ev.player and nxt.error == "Next player invalid.":
+            return s  # the referee refused it as out of turn: judged as such
+        if ev.player == self.rules_turn and not M.handover_due(s):
+            return s.replace(to_act=ev.player)  # the wrong next-player line is already a next-seat finding
+        if M.handover_due(s) and ev.player == M.expected_next(s):
+            self.v("event-sequence", ev, f"{ev.kind} by {ev.player}, whose turn is not announced: the next-player "
+                   f"line handing the turn from {s.prev_actor or 'the deal'} to {ev.player} is missing; the hand-over "
+                   "is inferred", player=ev.player)  # fmt: skip
+            return M.hand_over(s, ev.player)
+        return s
+
+    def _lines_hand(self, s: GameState, ev: E.Event) -> GameState:
+        """A card played that a differing desk had taken from the hand the log's lines gave: back in the hand."""
+        if not isinstance(ev, E.PlayCard) or ev.player not in self.desk_removed:
+            return s
+        removed = self.desk_removed[ev.player]
+        back = [c for c in (ev.card, ev.pair) if c is not None and removed.get(c, 0) > s.hand(ev.player).count(c)]
+        if not back:
+            return s
+        for c in back:
+            removed[c] -= 1
+        hands = dict(s.hands)
+        hands[ev.player] = s.hand(ev.player) + tuple(back)
+        return s.replace(hands=frozen(hands))
+
+    def _refused_unlogged(self, s: GameState, ev: Any, nxt: E.Event | None) -> bool:
+        """An action the rules refuse, answered by no penalty line, while the next line's desk shows the sender's
+        hand whole (nothing played) and more: the referee refused it and the penalty line was lost."""
+        snap = E.Snapshot.parse(nxt.desk) if nxt is not None else None
+        if snap is None or ev.player not in snap.hands:
+            return False
+        shown, hand = Counter(snap.hands[ev.player]), Counter(s.hand(ev.player))
+        return not (hand - shown) and sum(shown.values()) > sum(hand.values())
+
+    def _echoes(self, s: GameState, ev: E.Event) -> None:
+        """The round and turn numbers every line repeats, against the replay."""
+        if not s.in_round or isinstance(ev, (E.FirstPlayer, E.JoinRoom)):
+            return
+        if type(ev.round_no) is int and ev.round_no != s.round_no and not isinstance(ev, E.FinishGame):
+            self.v("echo-fields", ev, f"{ev.kind} carries round (turn) {ev.round_no}, the current round is {s.round_no}",
+                   expected=s.round_no, actual=ev.round_no)  # fmt: skip
+        if type(ev.turn_no) is int and not isinstance(ev, E.NextPlayer) and ev.turn_no not in (s.turn_no, self.turn_log):
+            self.v("echo-fields", ev, f"{ev.kind} carries number_turn_play {ev.turn_no}, the current turn is {s.turn_no}",
+                   expected=s.turn_no, actual=ev.turn_no)  # fmt: skip
 
     def _after(self, s: GameState, ev: E.Event, a: GameState) -> GameState:
         """Follow the discard faces, compare the line's desk, count every card."""
         if isinstance(ev, E.FirstPlayer):
             self.discards = [ev.first_card] if ev.first_card is not None else []
-            self.reported_faces = set()
+            self.reported_faces, self.desk_faces, self.desk_removed = set(), set(), {}
+            self.turn_log = None
         elif a.discard < len(self.discards) and a.discard <= 1:  # rebuilt from the discards
             self.discards = self.discards[-1:]
         if isinstance(ev, (E.PlayCard, E.PlayDrawCard)) and a.cards_played > s.cards_played:
@@ -128,8 +220,16 @@ class ProfileReplay:
                               if c is not None][: a.cards_played - s.cards_played]
         if isinstance(ev, E.Challenge) and ev.success is True and self.discards:
             self.discards.pop()
-        if ev.desk is not None and a.in_round:
+        self.line_diffs = []
+        if isinstance(ev, E.DrawCard) and type(ev.after_n) is int and ev.after_n != a.draw_pile and ev.cards:
+            self.line_diffs.append(("draw_desk.after", a.draw_pile, ev.after_n))
+        ended = isinstance(ev, E.FinishTurn) and any(v.seq == ev.seq for v in self.out)  # round-end, finish-hands
+        if ev.desk is not None and (a.in_round or isinstance(ev, E.FinishTurn)) and not ended:
             a = self._desk(ev, a)
+        if self.line_diffs:
+            d = self.line_diffs
+            self.v("snapshot-mismatch", ev, f"{ev.kind} shows the board unlike the replay in " + ", ".join(k for k, _, _ in d),
+                   expected="; ".join(f"{k}={e}" for k, e, _ in d), actual="; ".join(f"{k}={x}" for k, _, x in d))  # fmt: skip
         self._conserve(ev, a)
         return a
 
@@ -157,7 +257,8 @@ class ProfileReplay:
     def _action(self, s: GameState, ev: Any, nxt: E.Event | None, what: str) -> bool:
         """Judge an action against the referee's answer; True when the rules accept it."""
         why = M.refusal(self.profile, s, ev)
-        answer = nxt.error if isinstance(nxt, E.Penalty) and nxt.victim == ev.player else None
+        answer = nxt.error if isinstance(nxt, E.Penalty) and (nxt.victim == ev.player or nxt.seq in self.misdirected) \
+            else None  # fmt: skip
         pseq = nxt.seq if answer is not None else None
         if why is None:
             if answer is not None:
@@ -167,7 +268,10 @@ class ProfileReplay:
         code, text = why
         self.v(code, ev, f"{what}: {text}", player=ev.player, expected=text,
                actual=answer or "accepted", penalty_seq=pseq)  # fmt: skip
-        if answer is None:
+        if answer is None and self.lost_refusal is not None:
+            self.v("event-sequence", ev, f"{what}: refused ('{text}'), but the penalty line answering it is missing: "
+                   f"the next line shows {ev.player}'s hand kept whole", expected="a penalty line", actual="none")  # fmt: skip
+        elif answer is None:
             self.v("missing-penalty", ev, f"{what}: accepted although the rules refuse it ('{text}')",
                    player=ev.player, expected=text, actual="accepted")  # fmt: skip
         elif answer != text:
@@ -289,6 +393,9 @@ class ProfileReplay:
             else:
                 self.v(why[0], ev, f"{what}: {why[1]}", player=ev.player, expected=why[1], actual=answer or "judged",
                        penalty_seq=nxt.seq if refused else None)  # type: ignore[union-attr]  # fmt: skip
+                if refused and answer != why[1]:
+                    self.v("penalty-cause", ev, f"{what}: refused as '{answer}', the rules give '{why[1]}'",
+                           player=ev.player, expected=why[1], actual=answer, penalty_seq=nxt.seq)  # type: ignore[union-attr]  # fmt: skip
                 if not refused:
                     self.v("missing-penalty", ev, f"{what}: judged although the rules refuse it", player=ev.player,
                            expected=why[1], actual="judged")  # fmt: skip
@@ -351,6 +458,12 @@ class ProfileReplay:
         if len(ev.cards) != min(want, room):
             self.v("penalty-count", ev, f"penalty of {len(ev.cards)} cards for '{err}' ({want} by the rules)",
                    player=victim, expected=min(want, room), actual=len(ev.cards))  # fmt: skip
+        if ev.seq in self.misdirected:
+            sender = self.misdirected[ev.seq]
+            self.v("penalty-unjustified", ev, f"'{err}' answers {sender}'s action, but the referee penalised {victim}: "
+                   f"not {victim}'s fault", player=victim, expected=f"{err} on {sender}", actual=f"{err} on {victim}",
+                   penalty_seq=ev.seq)  # fmt: skip
+            return
         if prev_was_action:
             return
         # a refusal with no action line of its own: an out-of-turn draw, a draw by the challenged offender
@@ -407,12 +520,16 @@ class ProfileReplay:
                    f"({'a colour choice' if s.gate == 'color' else 'the drawn card' if s.gate == 'play-draw' else 'the stack draw' if s.auto_draw else 'no action'} "
                    "is logged)", player=s.to_act)  # fmt: skip
         want = M.expected_next(s)
+        self.rules_turn = want if want is not None and ev.next_player != want else None
         if want is not None and ev.next_player != want:
             self.v("next-seat", ev, f"turn given to {ev.next_player}, the rules give it to {want}",
                    player=ev.next_player, expected=want, actual=ev.next_player)  # fmt: skip
-        if type(ev.turn_no) is int and ev.turn_no != s.turn_no + 1:
-            self.v("turn-counter", ev, f"number_turn_play {ev.turn_no}, expected {s.turn_no + 1}",
-                   expected=s.turn_no + 1, actual=ev.turn_no)  # fmt: skip
+        if type(ev.turn_no) is int:
+            counts_on = self.turn_log is not None and ev.turn_no == self.turn_log + 1  # the log's own count, shifted
+            if ev.turn_no != s.turn_no + 1 and not counts_on:
+                self.v("turn-counter", ev, f"number_turn_play {ev.turn_no}, expected {s.turn_no + 1}",
+                       expected=s.turn_no + 1, actual=ev.turn_no)  # fmt: skip
+            self.turn_log = ev.turn_no
         who = ev.next_player
         diffs = []
         if ev.before_player is not None and s.prev_actor is not None and ev.before_player != s.prev_actor:
@@ -489,7 +606,7 @@ class ProfileReplay:
                    actual=logged)  # fmt: skip
         self.history.append(totals)
         self.rounds_done += 1
-        self.last_winner = ev.winner if isinstance(ev.winner, str) else winner
+        self.last_winner = winner if winner is not None else ev.winner if isinstance(ev.winner, str) else None
 
     def _finish_game(self, s: GameState, ev: E.FinishGame, nxt: E.Event | None) -> None:
         want_rounds = self.profile.rounds
@@ -517,14 +634,22 @@ class ProfileReplay:
     # ------------------------------------------------------------------ the board against the log
 
     def _desk(self, ev: E.Event, a: GameState) -> GameState:
+        """The line's desk against the replayed board; after a difference the replay follows the desk's hands and
+        piles (one difference is one finding). A card a desk takes out of a hand stays the player's to play: what
+        the log's own lines put in a hand is not a foul to play (``desk_removed``)."""
         snap = E.Snapshot.parse(ev.desk)
         if snap is None:
             return a
-        diffs = []
+        diffs = self.line_diffs
+        hands = dict(a.hands)
         for p in a.seats:
             got = snap.hands.get(p)
+            if isinstance(ev, E.FinishTurn) and ev.hands:
+                break  # the final hands are finish-turn's own field (finish-hands)
             if got is not None and Counter(got) != Counter(a.hand(p)):
                 diffs.append((f"hand {p}", _cards(a.hand(p)), _cards(got)))
+                self.desk_removed[p] = self.desk_removed.get(p, Counter()) + (Counter(a.hand(p)) - Counter(got))
+                hands[p] = got
         if snap.top is not None and a.top is not None and snap.top != a.top:
             diffs.append(("before_card_play", a.top, snap.top))
         if isinstance(snap.turn_right, bool) and snap.turn_right != a.direction:
@@ -536,16 +661,19 @@ class ProfileReplay:
         stack = ev.desk.get("draw_stack") if isinstance(ev.desk, dict) else None
         if isinstance(stack, dict) and type(stack.get("number")) is int and stack["number"] != M.stack_total(a.stack):
             diffs.append(("draw_stack", M.stack_total(a.stack), stack["number"]))
-        if not diffs:
-            return a
-        self.v("snapshot-mismatch", ev, f"{ev.kind} desk differs in " + ", ".join(d[0] for d in diffs),
-               expected="; ".join(f"{k}={e}" for k, e, _ in diffs), actual="; ".join(f"{k}={x}" for k, _, x in diffs))
-        hands = dict(a.hands)
-        for p in a.seats:  # follow the log: one difference is one finding
-            if p in snap.hands:
-                hands[p] = snap.hands[p]
-        return a.replace(hands=frozen(hands), draw_pile=snap.draw if type(snap.draw) is int else a.draw_pile,
-                         discard=snap.reveal if type(snap.reveal) is int else a.discard)  # fmt: skip
+        if diffs:
+            a = a.replace(hands=frozen(hands), draw_pile=snap.draw if type(snap.draw) is int else a.draw_pile,
+                          discard=snap.reveal if type(snap.reveal) is int else a.discard)  # fmt: skip
+        seen = Counter(self.discards)
+        for h in snap.hands.values():
+            seen.update(h)
+        for c, n in seen.items():
+            if n > self.deck.get(c, 0) and c not in self.desk_faces:
+                self.desk_faces.add(c)
+                self.reported_faces.add(c)
+                self.v("conservation", ev, f"the desk shows {n} copies of {c} in play; the deck holds "
+                       f"{self.deck.get(c, 0)}: a card from nowhere", expected=self.deck.get(c, 0), actual=n)  # fmt: skip
+        return a
 
     def _conserve(self, ev: E.Event, a: GameState) -> None:
         if not a.in_round:

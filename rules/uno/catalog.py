@@ -93,7 +93,7 @@ CHECKS: dict[str, Check] = {
 PROFILE_CHECKS = frozenset({
     "turn-owner", "card-object-valid", "card-owned", "card-legal-on-top", "wild-colour-given", "wild-colour-valid",
     "uno-call-missed", "pointing-without-effect", "wd4-bluff", "play-draw-allowed", "challenge-eligible", "colour-choice-eligible",
-    "penalty-cause", "penalty-unjustified", "missing-penalty", "penalty-count", "forced-draw-amount", "voluntary-draw",
+    "penalty-cause", "penalty-unjustified", "missing-penalty", "penalty-count", "voluntary-draw",
     "next-seat", "turn-counter", "deal-and-first-card", "challenge-verdict", "challenge-outcome", "public-card",
     "uno-pointing-outcome", "round-end", "round-score", "total-score", "match-result", "snapshot-mismatch",
     "next-player-contents", "echo-fields", "event-sequence", "finish-hands", "conservation", "cards-played-counter",

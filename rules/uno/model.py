@@ -92,7 +92,7 @@ def refusal(profile: Profile, s: GameState, ev: E.Event) -> tuple[str, str] | No
         if s.stack:
             if ev.pair_raw is not None or not profile.stacking.answers(card, s.stack):
                 return "stack-answer", "Can not answer draw stack."
-        elif not profile.playable(card, s.top):
+        elif not fits(profile, s, card):
             return "card-legal-on-top", "Card play invalid with card before."
         return _colour_refusal(card, ev)
     if isinstance(ev, E.PlayDrawCard):
@@ -148,6 +148,12 @@ def _deck_faces(profile: Profile) -> frozenset[Card]:
     return faces
 
 
+def fits(profile: Profile, s: GameState, card: Card) -> bool:
+    """``card`` may be played on the top (no stack pending). A first card the rules turn again (a wild draw 4)
+    that a log nevertheless shows as the first card takes any card: the deal's fault, reported there."""
+    return s.first_turn == "any" or profile.playable(card, s.top)
+
+
 def pair_cut(profile: Profile, s: GameState, ev: E.PlayCard) -> bool:
     """A pair that would empty the hand without the UNO call: only its first card is played (JUA ◆)."""
     return ev.pair_raw is not None and profile.uno.pair_finish_needs_call and len(s.hand(ev.player)) == 2 \
@@ -172,7 +178,7 @@ def legal(profile: Profile, s: GameState, player: str) -> list[dict[str, Any]]:
         if s.stack:
             if not profile.stacking.answers(c, s.stack):
                 continue
-        elif not profile.playable(c, s.top):
+        elif not fits(profile, s, c):
             continue
         out.append({"action": "play", "card": c})
         if profile.pairs and not s.stack and c.number is not None and hand.count(c) >= 2:
@@ -214,6 +220,8 @@ def deal(profile: Profile, s: GameState, ev: E.FirstPlayer) -> GameState:
     )  # fmt: skip
     if first is None or len(seats) < 2:
         return st
+    if first.special in profile.first_card.redeal:
+        return st.replace(first_turn="any")
     sp = first.special
     if sp == "draw_2":
         return st.replace(stack=(first,), pending=2, owes_draw=True)
@@ -230,8 +238,10 @@ def deal(profile: Profile, s: GameState, ev: E.FirstPlayer) -> GameState:
 def hand_over(s: GameState, player: str | None) -> GameState:
     """The turn passes to ``player`` (a skip with two players, or a successful challenge, can hand it back
     to the player who acted last: that player has not acted in the new turn yet)."""
+    gate = None if s.gate == "play-draw" else s.gate  # a drawn-card window never outlives its turn
     return s.replace(to_act=player, turn_no=s.turn_no + 1, skip=False, renotify=None, owes_draw=bool(s.stack),
-                     prev_actor=None if player == s.prev_actor else s.prev_actor)  # fmt: skip
+                     prev_actor=None if player == s.prev_actor else s.prev_actor, gate=gate,
+                     drawn_card=None if gate is None else s.drawn_card)  # fmt: skip
 
 
 def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
@@ -252,7 +262,7 @@ def played(profile: Profile, s: GameState, player: str, card: Card, pair: Card |
     yelled = truthy(yell_raw) and len(rest) == 1
     ch: dict[str, Any] = dict(
         hands=_set(s.hands, player, rest), top=top, discard=s.discard + n, cards_played=s.cards_played + n,
-        prev_actor=player, gate=None, drawn_card=None, must_play=None, skip=False, stall=0,
+        prev_actor=player, gate=None, drawn_card=None, must_play=None, skip=False, stall=0, first_turn=None,
         yell=_set(s.yell, player, yelled), pointable=player if len(rest) == 1 and not yelled else None,
         fallback_color=s.top.color if s.top is not None else s.fallback_color,
     )  # fmt: skip
@@ -304,8 +314,8 @@ def _draw(profile: Profile, s: GameState, ev: E.DrawCard) -> GameState:
         stall = 0 if ev.cards else s.stall if s.auto_draw is not None else s.stall + 1  # one count per turn
         ch.update(stack=(), pending=0, owes_draw=False, prev_actor=p, gate=None, auto_draw=None, drawn_card=None,
                   stall=stall, must_play=None)  # fmt: skip
-    elif ev.can_play is True and ev.cards:
-        ch.update(drawn_card=ev.cards[0], gate="play-draw", stall=0)
+    elif len(ev.cards) == 1 and fits(profile, s, ev.cards[0]):  # the rules open the window (R8), whatever
+        ch.update(drawn_card=ev.cards[0], gate="play-draw", stall=0)   # can_play_draw_card says (judged apart)
     else:
         ch.update(prev_actor=p, drawn_card=None, gate=None, stall=0 if ev.cards else s.stall + 1)
     return s.replace(**ch)
@@ -314,7 +324,9 @@ def _draw(profile: Profile, s: GameState, ev: E.DrawCard) -> GameState:
 def _challenge(profile: Profile, s: GameState, ev: E.Challenge) -> GameState:
     if not truthy(ev.is_challenge_raw) or ev.player is None or ev.success is None:
         return s
-    if ev.success is True:
+    # who received the cards says which outcome the referee applied (a verdict flag against them is judged apart)
+    succeeded = ev.receiver != ev.player if isinstance(ev.receiver, str) else ev.success is True
+    if succeeded:
         target = ev.receiver if isinstance(ev.receiver, str) else ev.target if isinstance(ev.target, str) else s.prev_actor
         back = ev.cards[:1] if ev.cards and ev.cards[0].special == "wild_draw_4" else ()
         drawn = ev.cards[len(back):]
@@ -367,14 +379,18 @@ def _color(profile: Profile, s: GameState, ev: E.ColorOfWild) -> GameState:
 
 
 def _next(profile: Profile, s: GameState, ev: E.NextPlayer) -> GameState:
-    s = hand_over(s, ev.next_player)
-    if type(ev.turn_no) is int and ev.turn_no != s.turn_no:
-        s = s.replace(turn_no=ev.turn_no)  # after a difference the replay follows the log's count
-    return s
+    return hand_over(s, ev.next_player)  # the rules' count (a log that counts otherwise: the audit's turn_log)
 
 
 def _finish_turn(profile: Profile, s: GameState, ev: E.FinishTurn) -> GameState:
-    return T.finish_turn(s, ev)  # totals and rounds won, as every profile keeps them
+    """The round's end by the rules: the replay's winner and the profile's scores (the log's are judged apart)."""
+    winner = s.winner if s.winner is not None else ev.winner if isinstance(ev.winner, str) else None
+    scores = profile.scoring.round({p: s.hand(p) for p in s.seats}, winner)
+    totals = {p: s.totals.get(p, 0) + scores.get(p, 0) for p in {*s.totals, *s.seats}}
+    wins = dict(s.wins)
+    if winner is not None:
+        wins[winner] = wins.get(winner, 0) + 1
+    return s.replace(in_round=False, totals=frozen(totals), wins=frozen(wins), winner=winner)
 
 
 def _join(profile: Profile, s: GameState, ev: E.JoinRoom) -> GameState:
