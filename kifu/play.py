@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -61,6 +62,8 @@ def _open(out: str) -> Any:
     path = Path(out)
     if path.is_dir():
         raise PlayError(f"--out {out} is a folder: give a file name, e.g. match.jsonl")
+    if not path.parent.is_dir():
+        raise PlayError(f"--out {out}: there is no folder {path.parent}")
     tmp = path.with_name(path.name + ".tmp")
     raw = open(tmp, "wb")  # noqa: SIM115
     # no file name and no time in the gzip header: the same seed gives the same bytes under any name
@@ -93,6 +96,8 @@ def play(args: Any) -> Path:
             ref = Referee(profile, seats, seed=args.seed, rounds=args.rounds)
     except ValueError as exc:
         raise PlayError(str(exc)) from None
+    if args.out != "-" and not Path(args.out).parent.is_dir():
+        raise PlayError(f"--out {args.out}: there is no folder {Path(args.out).parent}")
     bar = None
     if not args.no_progress and args.out != "-":
         from tqdm import tqdm
@@ -104,6 +109,9 @@ def play(args: Any) -> Path:
             ref.play(lambda line: f.write(line + b"\n"), on_round=bar.update if bar is not None else None)
     except BotError as exc:
         raise PlayError(str(exc), 1) from None
+    except BrokenPipeError:  # --out - into a reader that stopped reading (`| head`): nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return Path(args.out)
     finally:
         if bar is not None:
             bar.close()

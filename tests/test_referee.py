@@ -216,11 +216,21 @@ def test_kifu_play_with_a_contestants_bot(tmp_path: Path) -> None:
     (["--bots", "clever"], 2, "unknown bot 'clever'"),
     (["--bot", "nowhere.py:act"], 2, "no file nowhere.py"),
     (["--sloppy-rate", "2"], 2, "from 0 to 1"),
+    (["--out", "nowhere/m.jsonl"], 2, "there is no folder nowhere"),
 ])  # fmt: skip
 def test_kifu_play_bad_arguments(tmp_path: Path, args: list[str], status: int, says: str) -> None:
-    r = _kifu("play", *args, "--out", str(tmp_path / "m.jsonl"), "--no-progress", cwd=tmp_path)
+    out = [] if "--out" in args else ["--out", str(tmp_path / "m.jsonl")]
+    r = _kifu("play", *args, *out, "--no-progress", cwd=tmp_path)
     assert r.returncode == status and says in r.stderr, r.stderr
     assert not (tmp_path / "m.jsonl").exists()
+
+
+def test_kifu_play_to_standard_output_into_a_reader_that_stops(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    r = subprocess.run(f"{sys.executable} -m kifu.cli play --players 2 --seed 2 --out - | head -n 3", shell=True,
+                       capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)  # fmt: skip
+    assert len(r.stdout.splitlines()) == 3 and '"event":"join-room"' in r.stdout
+    assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr, r.stderr
 
 
 def test_kifu_play_names_the_bot_that_fails(tmp_path: Path) -> None:
