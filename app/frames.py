@@ -44,8 +44,8 @@ LABELS = {
     "challenge_won": N_("Success: the wild draw 4 was not allowed"),
     "challenge_lost": N_("Failure: the wild draw 4 was allowed"),
     "challenge_back": N_("{who} takes the wild draw 4 back, draws 4 and must play again"),
-    "challenge_drew": N_("{who} draws {n}"), "shown_to": N_("{who}'s hand, shown only to {to}"),
-    "shown_hidden": N_("only {to} sees these cards"),
+    "challenge_drew": N_("{who} draws {n}"), "challenge_back_only": N_("{who} takes the wild draw 4 back and draws 4"), "shown_to": N_("{who}'s hand, shown only to {to}"),
+    "shown_hidden": N_("only {to} sees these cards"), "taken_back": N_("taken back by {who}"),
 }  # fmt: skip
 
 #: Texts every game's replayer shows (the headline, findings), by key; the games' own labels win.
@@ -207,6 +207,8 @@ def uno_round(
         if ev == "first-player":
             played = {"first": True}
             stack, stack_by, must_play = [], None, None
+        elif ev == "challenge" and refused is None and top != prev_top:  # a wild draw 4 taken back (JUA)
+            played = {"back": prev_top, "by": cell_text(row.get("target"))}
         elif refused is None and ev in ("play-card", "play-draw-card") and (top != prev_top or n_lost):
             played = {"prev": prev_top, "by": mover}
             if pair is not None:  # a pair play; only one card of it when a finishing pair lacked the UNO call

@@ -123,7 +123,8 @@
     center.appendChild(dir);
     const play = el("div", "ut-play");
     const last = frame.played || {};
-    if (last.prev) { play.appendChild(card(el, last.prev, L, "")); play.appendChild(el("span", "arrow", "→")); }
+    if (last.back) { play.appendChild(card(el, last.back, L, "crossed")); play.appendChild(el("span", "arrow", "→")); }
+    else if (last.prev) { play.appendChild(card(el, last.prev, L, "")); play.appendChild(el("span", "arrow", "→")); }
     if (last.pair) {  // a pair play: both cards, the second laid on the first
       const pair = el("span", "ut-pair");
       pair.setAttribute("role", "group");
@@ -136,7 +137,8 @@
     center.appendChild(play);
     if (last.pair) center.appendChild(el("div", "ut-tag", L("pair")));
     else if (last.single_of_pair) center.appendChild(el("div", "ut-tag warn", L("pair_single")));
-    if (last.by) {
+    if (last.back) center.appendChild(el("div", "ut-by", fmt(L("taken_back"), { who: nameOf(last.by) })));
+    else if (last.by) {
       const by = el("div", "ut-by", L("played_by") + " ");
       by.appendChild(ctx.name((ctx.players[last.by] || {}).name || last.by));
       center.appendChild(by);
@@ -179,8 +181,8 @@
       if (!ch.made) { box.appendChild(el("div", "ut-note-title", fmt(L("challenge_declined"), { who: nameOf(ch.by) }))); return box; }
       box.appendChild(el("div", "ut-note-title", fmt(L("challenge_by"), { who: nameOf(ch.by), target: nameOf(ch.target) })));
       box.appendChild(el("div", "ut-verdict", L(ch.success ? "challenge_won" : "challenge_lost")));
-      const text = ch.success && ch.replays ? fmt(L("challenge_back"), { who: nameOf(ch.target) })
-        : fmt(L("challenge_drew"), { who: nameOf(ch.drew || (ch.success ? ch.target : ch.by)), n: ch.n });
+      const text = ch.success ? fmt(L(ch.replays ? "challenge_back" : "challenge_back_only"), { who: nameOf(ch.target) })
+        : fmt(L("challenge_drew"), { who: nameOf(ch.drew || ch.by), n: ch.n });
       box.appendChild(el("div", "ut-outcome", text));
       return box;
     }
