@@ -42,6 +42,33 @@ def mixed_sources() -> list[Path]:
     return sources
 
 
+#: The JUA matches of the page sweep, written by Kifu's referee (`kifu play`): (dealer, players, seed, profile).
+#: 2 players over the profile's 5 rounds (the scoreboard), 4 and 10 players over 2 rounds (CI time). The
+#: 10-player match holds a pair play, a stack of 3 draw cards, a successful and a failed challenge
+#: (tests/app/test_jua_pages.py says so when a change to the referee or its bots loses one). The referee's
+#: clock starts in 2026-01, before the real logs: the pages open on those, the JUA tests name the match.
+JUA_MATCHES = [("jua-2p", 2, 1, "jua-2016"), ("jua-4p", 4, 1, "jua-2016(rounds=2)"), ("jua-10p", 10, 3, "jua-2016(rounds=2)")]
+JUA_BOTS = ["sloppy", "stacker", "greedy", "random"]
+
+
+def jua_log(path: Path, dealer: str, n: int, seed: int, profile: str) -> Path:
+    """A JUA match refereed by Kifu between ``n`` built-in bots, its log written to ``path`` (same seed, same bytes)."""
+    from kifu.bots import builtin
+    from kifu.referee import Referee, Seat
+    from rules.uno.profile import get
+
+    seats = [Seat(f"P-{i + 1:08d}", f"{k}-{i + 1}", builtin(k, seed * 31 + i))
+             for i, k in enumerate((JUA_BOTS * 3)[:n])]  # fmt: skip
+    code = f"D-{90000000 + n:08d}"
+    path.write_bytes(b"\n".join(Referee(get(profile), seats, seed=seed, dealer=dealer, dealer_code=code).lines()) + b"\n")
+    return path
+
+
+def jua_sources(folder: Path) -> list[Path]:
+    """The sweep's JUA matches (:data:`JUA_MATCHES`) as log files in ``folder``."""
+    return [jua_log(folder / f"{dealer}.jsonl", dealer, n, seed, profile) for dealer, n, seed, profile in JUA_MATCHES]
+
+
 def fixture_path(match: str, kind: str = "download") -> Path:
     path = FIXTURES / f"{match}.{kind}.jsonl.gz"
     if not path.exists():
@@ -107,6 +134,16 @@ def mixed_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every real log of the repository, all three games (:func:`mixed_sources`), in one database (read-only)."""
     db = tmp_path_factory.mktemp("mixed-all") / "kifu.duckdb"
     ingest(db, *mixed_sources(), jobs=2)
+    return db
+
+
+@pytest.fixture(scope="session")
+def jua_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every real log of the repository (:func:`mixed_sources`) and the JUA matches of 2, 4 and 10 players
+    (:data:`JUA_MATCHES`) in one database (read-only): the page sweep's "mixed" database."""
+    d = tmp_path_factory.mktemp("mixed-jua")
+    db = d / "kifu.duckdb"
+    ingest(db, *mixed_sources(), *jua_sources(d), jobs=2)
     return db
 
 

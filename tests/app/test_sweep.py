@@ -1,5 +1,6 @@
 """Every page headless (AppTest) in English and Japanese on three databases: the `make demo` one (a
-sample of every game), one of every game with many matches, an empty one.
+sample of every game), one of every game with many matches and JUA matches of 2, 4 and 10 players (the pages
+open on a real log's match; tests/app/test_jua_pages.py sweeps the UNO pages on each JUA match), an empty one.
 
 No exception and no error box anywhere; on Japanese pages no message looked up without a
 translation, and nothing a viewer reads — titles, captions, labels, options, metrics, table headers
@@ -28,6 +29,8 @@ ALGORI = ["matches", "round_browser", "player_rounds", "penalties", "challenges"
           "players", "standings"]  # fmt: skip
 EVERY = [*ALGORI, "kakomimasu_board", "kakomimasu_analysis", "chaser_board", "chaser_games", "upload"]
 PAGES_OF = {"demo": EVERY, "mixed": EVERY, "empty": [*ALGORI, "upload"]}
+#: The session fixture of each database ("mixed": every real log and the JUA matches, tests/conftest.py).
+FIXTURE = {"demo": "demo_db", "mixed": "jua_db", "empty": "empty_db"}
 
 
 @pytest.fixture(scope="session")
@@ -81,7 +84,7 @@ def _run(app: App, db: Path, page: str, lang: str) -> AppTest:
 @pytest.mark.parametrize(("db", "page"), [(db, p) for db, pages in PAGES_OF.items() for p in pages])
 def test_every_page_in_both_languages_on_every_database(app: App, request: pytest.FixtureRequest, db: str, page: str,
                                                        lang: str) -> None:  # fmt: skip
-    at = _run(app, request.getfixturevalue(f"{db}_db"), page, lang)
+    at = _run(app, request.getfixturevalue(FIXTURE[db]), page, lang)
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     assert at.title, "the page shows no title"
@@ -107,7 +110,7 @@ def _tables(at: AppTest) -> list[Any]:
 @pytest.mark.parametrize("page", EVERY)
 def test_no_table_has_two_columns_of_one_name(app: App, request: pytest.FixtureRequest, page: str, lang: str) -> None:
     """Two messages translated alike ("Game" and "Match" are both 試合) must never head one table."""
-    at = _run(app, request.getfixturevalue("mixed_db"), page, lang)
+    at = _run(app, request.getfixturevalue(FIXTURE["mixed"]), page, lang)
     for value in _tables(at):
         cols = [str(c) for c in value.columns]
         assert len(cols) == len(set(cols)), cols

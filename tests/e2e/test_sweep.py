@@ -1,5 +1,6 @@
 """The page sweep: every page × {English, Japanese} × {desktop, phone} × {the `make demo` database, a
-database of every game with many matches, an empty database}, in Debian's chromium.
+database of every game with many matches and JUA matches of 2, 4 and 10 players, an empty database}, in
+Debian's chromium; and the UNO pages of each JUA match (the 10-player one in both languages on both screens).
 
 On every visit: no exception, no error box, no browser console error, no request beyond the
 server; on Japanese pages no text of Kifu's own (or Streamlit's) left in English; every chart label
@@ -19,7 +20,7 @@ import pytest
 
 from kifu.cli import SAMPLES
 from queries import apply_schema, connect
-from tests.conftest import ingest, mixed_sources
+from tests.conftest import JUA_MATCHES, ingest, jua_sources, mixed_sources, query
 from tests.e2e.conftest import screenshot, serve, wait_for_app
 from tests.untranslated import left_in_english
 
@@ -32,6 +33,8 @@ PAGES_OF = {"demo": ALL_PAGES, "mixed": ALL_PAGES, "empty": [*ALGORI_PAGES, "upl
 SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
 
 _SERVERS: dict[str, str] = {}
+#: The JUA matches of the "mixed" database: dealer -> match id.
+_JUA: dict[str, str] = {}
 
 
 @pytest.fixture(scope="session")
@@ -40,7 +43,9 @@ def sweep_urls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, s
     root = tmp_path_factory.mktemp("sweep")
     dbs = {"demo": root / "demo.duckdb", "mixed": root / "mixed.duckdb", "empty": root / "empty.duckdb"}
     ingest(dbs["demo"], *SAMPLES)
-    ingest(dbs["mixed"], *mixed_sources())
+    ingest(dbs["mixed"], *mixed_sources(), *jua_sources(root))
+    _JUA.update({dealer: str(m) for dealer, m in query(dbs["mixed"], "select dealer_name, match_id from matches "
+                                                       "where ruleset like 'jua-%'")})  # fmt: skip
     con = connect(dbs["empty"])
     apply_schema(con)
     con.close()
@@ -134,6 +139,29 @@ def test_page_sweep(page: Any, sweep_urls: dict[str, str], db: str, path: str, l
     seen = _visit(page, f"{sweep_urls[db]}/{path}?lang={lang}")
     name = f"sweep-{db}-{path or 'matches'}-{lang}-{size}"
     problems = problems_on(page, seen, lang, size)
+    if problems:
+        screenshot(page, name)
+    assert not problems, f"{name}:\n" + "\n".join(problems)
+
+
+#: The JUA visits: the 10-player match in both languages on both screens, the 2- and 4-player ones in Japanese on
+#: a phone and English on a desktop (CI time).
+JUA_VISITS = [(d, lang, size) for d, n, *_ in JUA_MATCHES for lang in ("en", "ja") for size in SIZES
+              if n == 10 or (lang, size) in (("ja", "phone"), ("en", "desktop"))]  # fmt: skip
+
+
+@pytest.mark.parametrize(("dealer", "lang", "size"), JUA_VISITS)
+@pytest.mark.parametrize("path", ALGORI_PAGES)
+def test_uno_pages_on_every_jua_match(page: Any, sweep_urls: dict[str, str], path: str, dealer: str, lang: str,
+                                      size: str) -> None:  # fmt: skip
+    """2, 4 and 10 players: the card table, the charts, the tables and the scoreboard fit, in both languages."""
+    width, height = SIZES[size]
+    page.set_viewport_size({"width": width, "height": height})
+    seen = _visit(page, f"{sweep_urls['mixed']}/{path}?lang={lang}&match={_JUA[dealer]}")
+    name = f"sweep-jua-{dealer}-{path or 'matches'}-{lang}-{size}"
+    problems = problems_on(page, seen, lang, size)
+    if path == "round_browser" and not page.locator(".kr-board .ut .ut-seat").count():
+        problems.append("no card table")
     if problems:
         screenshot(page, name)
     assert not problems, f"{name}:\n" + "\n".join(problems)
