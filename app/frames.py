@@ -181,7 +181,7 @@ def uno_round(
     for i in range(len(rows) - 1, -1, -1):
         if rows[i].get("event") == "next-player":
             upcoming = cell_text(rows[i].get("target"))
-        elif rows[i].get("event") in ("finish-turn", "first-player"):
+        elif rows[i].get("event") == "finish-turn":
             upcoming = None
         next_turn[i] = upcoming
     frames: list[dict[str, Any]] = []
@@ -237,7 +237,7 @@ def uno_round(
         to_act = cell_text(row.get("to_act"))
         answer = None
         if pending > 0:
-            answer = to_act if to_act and to_act != stack_by else next_turn[i]
+            answer = to_act if to_act and to_act != stack_by and ev != "first-player" else next_turn[i]
         if ev == "next-player":
             must_play = cell_text(row.get("target")) if c.get("must_play_card") is True else None
         elif ev in ("play-card", "play-draw-card") and refused is None and mover == must_play:

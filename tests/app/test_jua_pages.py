@@ -290,3 +290,26 @@ def test_an_algori_round_keeps_the_algori_table(app: Any, jua_db: Path) -> None:
     assert chs and not any(c["replays"] for c in chs)
     assert not any(f["board"]["must_play"] for f in data["frames"])
     assert all(c["n"] == 6 for c in chs if not c["success"])
+
+
+def test_a_draw_2_turned_first_is_answered_by_the_next_player(tmp_path: Path) -> None:
+    """R5: a draw 2 turned as the first card is the start player's play: the next player must answer it."""
+    import duckdb
+
+    from queries import dashboard as q
+    from tests.conftest import ingest
+
+    log = jua_log(tmp_path / "j.jsonl", "jua-first-draw-2", 4, 3, "jua-2016(rounds=1)")  # it opens on a draw 2
+    ingest(tmp_path / "kifu.duckdb", log)
+    con = duckdb.connect(str(tmp_path / "kifu.duckdb"), read_only=True)
+    try:
+        match = q.match_list(con)["match_id"][0]
+        starts = {r: frames.round_from(con, match, r, q.player_names(con, match), {})["frames"][:2]
+                  for r in rounds_of(tmp_path / "kifu.duckdb", match)}  # fmt: skip
+    finally:
+        con.close()
+    opened = [(first, nxt) for first, nxt in starts.values() if first["board"]["top"].endswith("draw_2")]
+    assert opened, "no round of this match opens on a draw 2 (the referee changed): pick another seed"
+    for first, nxt in opened:
+        assert first["board"]["stack"]["cards"] == [first["board"]["top"]]
+        assert first["board"]["stack"]["answer"] == nxt["actor"] != first["actor"]
