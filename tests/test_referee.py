@@ -27,7 +27,7 @@ from kifu.referee import Referee, Seat
 from rules.core import PLAYER_RULE
 from rules.uno.audit import ERROR_CODE
 from rules.uno.profile import get
-from rules.uno.replay import MatchReplay
+from tests.rules.helpers import replay_lines
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = int(os.environ.get("KIFU_HYPOTHESIS_EXAMPLES", "40"))
@@ -41,14 +41,9 @@ def match(n: int, seed: int, kinds: list[str], *, rounds: int | None = None, rul
     seats = [Seat(f"P-{i + 1:08d}", f"{k}-{i + 1}", builtin(k, seed * 31 + i, sloppy_rate=rate))
              for i, k in enumerate(kinds[:n])]  # fmt: skip
     lines = [orjson.loads(x) for x in Referee(get(ruleset), seats, seed=seed).lines()]
-    r = MatchReplay(match_id="m")
-    frames = []
-    for i, d in enumerate(lines, 1):
-        frames += r.feed({"seq": i, "event": d["event"], "player": d.get("player"), "turn": d.get("turn"),
-                          "contents": d.get("contents"), "desk": d.get("desk"), "date_ms": d.get("dateCreated")})  # fmt: skip
-    frames += r.close()
+    r, found = replay_lines(lines)
     assert r.ruleset.id == get(ruleset).id
-    return lines, [v for f in frames for v in f.violations]
+    return lines, found
 
 
 def referee_faults(found: list[Any]) -> list[Any]:
@@ -251,14 +246,9 @@ def algori_match(ruleset: str, seed: int, rounds: int, kinds: list[str]) -> tupl
 
     seats = [Seat(f"P-{i + 1:08d}", f"{k}-{i + 1}", builtin(k, seed * 31 + i)) for i, k in enumerate(kinds)]
     lines = [orjson.loads(x) for x in AlgoriTable(get(ruleset), seats, seed=seed, rounds=rounds).lines()]
-    r = MatchReplay(match_id="m")
-    frames = []
-    for i, d in enumerate(lines, 1):
-        frames += r.feed({"seq": i, "event": d["event"], "player": d.get("player"), "turn": d.get("turn"),
-                          "contents": d.get("contents"), "desk": d.get("desk"), "date_ms": d.get("dateCreated")})  # fmt: skip
-    frames += r.close()
+    r, found = replay_lines(lines)
     assert r.ruleset.id == ruleset
-    return lines, [v for f in frames for v in f.violations]
+    return lines, found
 
 
 @pytest.mark.parametrize("ruleset", ALGORI)

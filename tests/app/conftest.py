@@ -46,9 +46,8 @@ def hostile_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
-@pytest.fixture
-def app(monkeypatch: pytest.MonkeyPatch) -> Callable[..., AppTest]:
-    """``app(db, page, **query)`` → an AppTest on that page, already run."""
+def make_app(monkeypatch: pytest.MonkeyPatch) -> Callable[..., AppTest]:
+    """``make(db, page, **query)`` → an AppTest on that page, already run (no exception)."""
 
     def make(db: Path, page: str | None = None, **query: str) -> AppTest:
         monkeypatch.setenv("KIFU_DB", str(db))
@@ -62,3 +61,9 @@ def app(monkeypatch: pytest.MonkeyPatch) -> Callable[..., AppTest]:
         return at
 
     return make
+
+
+@pytest.fixture
+def app(monkeypatch: pytest.MonkeyPatch) -> Callable[..., AppTest]:
+    """``app(db, page, **query)`` → an AppTest on that page, already run."""
+    return make_app(monkeypatch)

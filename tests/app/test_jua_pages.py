@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from app import frames, i18n, ui
-from tests.app.test_pages import App, replay, table
+from tests.app.test_pages import replay, table
 from tests.app.test_sweep import shown_texts
 from tests.conftest import JUA_MATCHES, jua_log, query
 from tests.untranslated import left_in_english
@@ -47,22 +47,9 @@ def ten(app: Any, jua_db: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def app(monkeypatch_module: pytest.MonkeyPatch) -> Any:  # the module-scoped twin of tests/app/conftest.py's `app`
-    from streamlit.testing.v1 import AppTest
+    from tests.app.conftest import make_app
 
-    from tests.app.conftest import ENTRY
-
-    def make(db: Path, page: str | None = None, **q: str) -> AppTest:
-        monkeypatch_module.setenv("KIFU_DB", str(db))
-        at = AppTest.from_file(ENTRY, default_timeout=60)
-        for k, v in q.items():
-            at.query_params[k] = v
-        at.run()
-        if page:
-            at.switch_page(f"app_pages/{page}.py").run()
-        assert not at.exception, [e.value for e in at.exception]
-        return at
-
-    return make
+    return make_app(monkeypatch_module)
 
 
 @pytest.fixture(scope="module")

@@ -61,3 +61,18 @@ def find(acts: list[dict[str, Any]], pred: Callable[[dict[str, Any]], bool], sta
 
 def c(a: dict[str, Any]) -> dict[str, Any]:
     return a["contents"] if isinstance(a["contents"], dict) else {}
+
+
+def replay_lines(lines: list[dict[str, Any]]) -> tuple[Any, list[Violation]]:
+    """Log lines as written (dicts with the envelope's ``dateCreated``), numbered by position and replayed as a
+    loader replays them: the replay (its ``ruleset`` says which profile judged) and every finding."""
+    from rules.uno.replay import MatchReplay
+
+    r = MatchReplay(match_id="m")
+    frames = []
+    for i, d in enumerate(lines, 1):
+        frames += r.feed({"seq": i, "event": d["event"], "player": d.get("player"), "turn": d.get("turn"),
+                          "contents": d.get("contents"), "desk": d.get("desk"), "date_ms": d.get("dateCreated")})  # fmt: skip
+    frames += r.close()
+    return r, [v for f in frames for v in f.violations]
+

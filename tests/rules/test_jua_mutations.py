@@ -47,7 +47,7 @@ from rules.core import PLAYER_RULE
 from rules.uno.cards import Card
 from rules.uno.catalog import CHECKS, PROFILE_CHECKS
 from rules.uno.profile import get
-from rules.uno.replay import MatchReplay
+from tests.rules.helpers import replay_lines
 
 EXAMPLES = int(os.environ.get("KIFU_HYPOTHESIS_EXAMPLES", "30"))
 Line = dict[str, Any]
@@ -80,14 +80,9 @@ def replay(lines: list[Line]) -> list[Found]:
     back to the seq its line had in the unmutated log (its ``seq`` key), so that a deleted or
     swapped line does not shift the findings of the lines after it.
     """
-    r = MatchReplay(match_id="m")
-    frames = []
-    for i, d in enumerate(lines, 1):
-        frames += r.feed({"seq": i, "event": d["event"], "player": d.get("player"), "turn": d.get("turn"),
-                          "contents": d.get("contents"), "desk": d.get("desk"), "date_ms": d.get("dateCreated")})  # fmt: skip
-    frames += r.close()
+    _, found = replay_lines(lines)
     return [Found(v.code, v.family, lines[v.seq - 1]["seq"] if 1 <= v.seq <= len(lines) else v.seq, v.player,
-                  v.message) for f in frames for v in f.violations]  # fmt: skip
+                  v.message) for v in found]  # fmt: skip
 
 
 def c(d: Line | None) -> dict[str, Any]:
