@@ -165,6 +165,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_play)
 
+    p = sub.add_parser("watch", help="follow logs while matches are played (dealer log files, folders, the dealer's "
+                       "MongoDB, a Kakomimasu server, CHaser logs), ingest what they add and print each finding at once",
+                       description="Follow sources while matches are played and ingest what they add, batch by batch, "
+                       "into the database (which `kifu serve` keeps showing, the matches being played marked live). "
+                       "Each new finding is printed at once: time, match, round/turn, player, severity, check and "
+                       "message. Ctrl-C or SIGTERM stops it cleanly; started again, it goes on where it stopped.",
+                       epilog="Exit status: 0 when stopped (or every Kakomimasu game followed has ended); 1 when "
+                       "--fail-on fired or a source or the database cannot be used; 2 on a bad argument. "
+                       "Environment: KIFU_DB, KIFU_MONGO_URI, KIFU_MEMORY_LIMIT. How it works: docs/live.md.")  # fmt: skip
+    from kifu import watchcmd
+
+    watchcmd.add_arguments(p, _db_default())
+    p.set_defaults(func=cmd_watch)
+
+    p = sub.add_parser("replay-log", help="write a recorded log again line by line at its recorded pace × --speed "
+                       "(to a file or a MongoDB collection), for watching a recorded match again",
+                       add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=cmd_replay_log)
+
     p = sub.add_parser("serve", help="start the dashboard on 127.0.0.1: every game's matches, replays and "
                        "findings (ALGORI UNO, Kakomimasu, CHaser), and an Upload page",
                        description="Serve the dashboard over a database made by `kifu ingest`: matches, "
@@ -189,6 +209,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="show exception details in the browser (for debugging; by default visitors see a generic message)")
     p.set_defaults(func=cmd_serve)
 
+    raw = sys.argv[1:] if argv is None else argv
+    if raw[:1] == ["replay-log"]:  # its own parser: options may come before the file
+        from kifu import replay_log
+
+        return int(replay_log.main(list(raw[1:])))
     args = parser.parse_args(argv)
     previous = _interrupt_on_sigterm() if args.command == "ingest" else None
     db = getattr(args, "db", None)
@@ -511,6 +536,24 @@ def _serve_settings(args: argparse.Namespace) -> str | None:
     except settings.SettingError as exc:
         return str(exc)
     return None
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from kifu import watchcmd
+    from loaders.sources import SourceError
+
+    try:
+        uri = _mongo_uri(args)
+    except SourceError as exc:
+        print(f"kifu watch: {exc}", file=sys.stderr)
+        return 2
+    return watchcmd.run(args, uri)
+
+
+def cmd_replay_log(args: argparse.Namespace) -> int:
+    from kifu import replay_log
+
+    return int(replay_log.main(list(args.rest)))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

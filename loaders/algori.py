@@ -420,6 +420,7 @@ class MatchBuilder:
     piece_pos: int = 0
     lineage: tuple[int, str, int] | None = None  # (run_id, source, line) of the record being taken, in a rebuild
     resumed: bool = False
+    states_from: int | None = None  # boards stored up to this seq (resumed: may trail ``existing``, see _resume)
 
 
 #: Seats at one table at the most, over every UNO profile (ALGORI 4, JUA 10): join-rooms beyond it start a match.
@@ -760,9 +761,13 @@ class Assembler:
             if m.replay is not None:
                 self._frames(m, m.replay.feed(replay_activity(a, row["seq"])), states=False)
         m.seq = m.existing
+        # A replay holds an event's board back until the next line has been seen: a match written batch
+        # by batch (kifu watch) may end a batch with its newest boards not stored yet; they come now.
+        m.states_from = self.store.max_state_seq(m.match_id) if m.replay is not None else None
 
     def _frames(self, m: MatchBuilder, frames: list[Frame], *, states: bool = True) -> None:
-        for table, row in frame_rows(m.match_id, self.run_id, frames, m.existing if states else None):
+        first = m.states_from if m.states_from is not None else m.existing
+        for table, row in frame_rows(m.match_id, self.run_id, frames, first if states else None):
             self.emit(table, row)
 
     # -- the end of the run: pieces put in place

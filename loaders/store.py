@@ -442,6 +442,11 @@ class Store:
         self._run_seq[match_id] = value
         return value
 
+    def max_state_seq(self, match_id: str) -> int:
+        """The newest event of ``match_id`` whose board is stored (0: none)."""
+        self.flush()
+        return int(scalar(self.con, "select coalesce(max(seq), 0) from states where match_id = ?", [match_id]))
+
     def find_key(self, dealer_code: str | None, dealer: str, rkey: int) -> list[tuple[str, int]]:
         """Stored positions ``(match_id, seq)`` of a record key among the matches of one dealer."""
         self.flush()

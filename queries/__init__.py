@@ -20,9 +20,9 @@ SCHEMA_DIR = HERE / "schema"
 SQL_DIR = HERE / "sql"
 
 #: Bump when a table or column changes; stored in ``kifu_meta``.
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 #: Older schema versions this Kifu upgrades in place (new columns are filled in by the next ingest).
-UPGRADABLE = ("3", "4", "5")
+UPGRADABLE = ("3", "4", "5", "6")
 
 DEFAULT_DB = "kifu.duckdb"
 

@@ -1,0 +1,202 @@
+"""``kifu watch``: the command around :class:`loaders.watch.Watcher` — its sources, its lines, its exit."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+import time
+from typing import Any, TextIO
+
+from kifu.safe import json_dumps, terminal
+from loaders.watch import Finding, Status, Watcher
+
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
+
+
+def add_arguments(p: argparse.ArgumentParser, db_default: str) -> None:
+    p.add_argument("targets", nargs="*", metavar="SOURCE",
+                   help="what to follow: a dealer log file (JSON lines) as it grows, a folder the dealer or a CHaser "
+                   "server writes its logs into, a Kakomimasu match URL (https://host/v1/matches/ID), or a game id "
+                   "with --kakomimasu-api")  # fmt: skip
+    p.add_argument("--db", default=db_default, help="DuckDB database file (default: %(default)s)")
+    p.add_argument("--mongo-uri", help="ALGORI: also follow the dealer's MongoDB (new activities, polled), e.g. "
+                   "mongodb://uno:uno@localhost:27017 (prefer --mongo-uri-file or KIFU_MONGO_URI: a URI on the "
+                   "command line is visible in `ps`)")  # fmt: skip
+    p.add_argument("--mongo-uri-file", help="read the MongoDB URI from the first line of this file")
+    p.add_argument("--database", default="uno-local", help="ALGORI: the dealer's MongoDB database (default: %(default)s)")
+    p.add_argument("--collection", default="activities", help="ALGORI: the MongoDB collection (default: %(default)s)")
+    p.add_argument("--dealer", help="ALGORI: only this dealer name (MongoDB)")
+    p.add_argument("--dealer-code", help="ALGORI: only this dealer code (MongoDB)")
+    p.add_argument("--kakomimasu-api", metavar="URL", help="Kakomimasu: the server's base URL, for SOURCEs given as game ids")
+    p.add_argument("--ruleset", metavar="ID", help="UNO: judge every match by this rule profile (as kifu ingest --ruleset)")
+    p.add_argument("--player", metavar="NAME", help="tell only the findings about this player (its code or name)")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="findings as text lines, or one JSON object per line for tools (default: %(default)s)")
+    p.add_argument("--fail-on", choices=("error", "warning"),
+                   help="exit 1 at the first finding of this severity or worse (of --player's, if given), once it is stored")
+    p.add_argument("--poll", type=float, default=0.2, metavar="SECONDS",
+                   help="how often the sources are looked at (default: %(default)s)")
+    p.add_argument("--settle", type=float, default=2.0, metavar="SECONDS",
+                   help="how long a CHaser log or a file read whole must stay unchanged before it is read "
+                   "(default: %(default)s)")  # fmt: skip
+    p.add_argument("--no-status", action="store_true", help="no status line on stderr")
+
+
+class Printer:
+    """Writes each finding on one line (text or JSON) and the status line; decides ``--fail-on``."""
+
+    def __init__(self, args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
+        self.fmt = args.format
+        self.player = args.player
+        self.fail_rank = SEVERITY_RANK.get(args.fail_on) if args.fail_on else None
+        self.out, self.err = out, err
+        self.failed: Finding | None = None
+        self.status_on = not args.no_status
+        self.tty = bool(getattr(err, "isatty", lambda: False)())
+        self._last_status = 0.0
+        self._status_width = 0
+
+    def selected(self, f: Finding) -> bool:
+        return self.player is None or self.player in (f.player, f.player_name)
+
+    def finding(self, f: Finding) -> None:
+        if not self.selected(f):
+            return
+        self._clear_status()
+        if self.fmt == "json":
+            self.out.write(json_dumps(f.as_dict(), indent=None) + "\n")
+        else:
+            where = " ".join(x for x in (
+                f"round {f.round}" if f.round is not None and f.game == "algori-uno" else "",
+                f"turn {f.turn}" if f.turn is not None else "",
+                f"#{f.seq}" if f.seq is not None else "") if x)  # fmt: skip
+            who = f.player or "—"
+            if f.player_name and f.player_name != f.player:
+                who += f" ({f.player_name})"
+            line = (f"{time.strftime('%H:%M:%S', time.localtime(f.stored_at))}  {f.match_id[:16]}  {where or '—'}  "
+                    f"{who}  {f.severity}  {f.code}: {f.message}")  # fmt: skip
+            self.out.write(terminal(line) + "\n")
+        self.out.flush()
+        if self.fail_rank is not None and self.failed is None and SEVERITY_RANK.get(f.severity, 0) >= self.fail_rank:
+            self.failed = f
+
+    def note(self, text: str) -> None:
+        self._clear_status()
+        self.err.write(f"kifu watch: {terminal(text)}\n")
+        self.err.flush()
+
+    def status(self, s: Status, lag: float | None) -> None:
+        if not self.status_on:
+            return
+        now = time.monotonic()
+        if now - self._last_status < (1.0 if self.tty else 30.0):
+            return
+        self._last_status = now
+        lag_text = f"{lag:.1f}s" if lag is not None else "—"
+        text = (f"watching: {s.events:,} events stored, {s.rate:,.0f}/s · lag {lag_text}"
+                + (f" · {s.behind:,} bytes to read" if s.behind else "")
+                + f" · {s.live} live · {s.findings:,} findings"
+                + (f" · {s.quarantined:,} quarantined" if s.quarantined else "")
+                + (f" · {s.waiting}" if s.waiting else "")
+                + "".join(f" · {p}" for p in s.problems))  # fmt: skip
+        text = terminal(text)
+        if self.tty:
+            pad = max(0, self._status_width - len(text))
+            self.err.write("\r" + text + " " * pad)
+            self._status_width = len(text)
+        else:
+            self.err.write(text + "\n")
+        self.err.flush()
+
+    def _clear_status(self) -> None:
+        if self.tty and self._status_width:
+            self.err.write("\r" + " " * self._status_width + "\r")
+            self._status_width = 0
+
+
+def feeds_for(args: argparse.Namespace, mongo_uri: str | None) -> list[Any]:
+    from loaders import feeds
+    from loaders.sources import SourceError
+
+    out: list[Any] = []
+    for target in args.targets:
+        if target.startswith(("http://", "https://")) or args.kakomimasu_api:
+            out.append(feeds.KakomimasuFeed(feeds.kakomimasu_url(target, args.kakomimasu_api)))
+        else:
+            out.append(feeds.follow_path(target, settle_s=args.settle))
+    if mongo_uri:
+        from loaders.mongo import MongoSource
+
+        out.append(feeds.MongoFeed(MongoSource(mongo_uri, args.database, args.collection,
+                                               dealer=args.dealer, dealer_code=args.dealer_code)))  # fmt: skip
+    if not out:
+        raise SourceError("give what to follow: a log file, a folder, a Kakomimasu match URL, or --mongo-uri")
+    return out
+
+
+def run(args: argparse.Namespace, mongo_uri: str | None, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Exit 0: stopped (Ctrl-C, SIGTERM, or every source finished); 1: --fail-on fired, or a source or the
+    database cannot be used; 2: a bad argument."""
+    from kifu.settings import SettingError, memory_limit
+    from loaders.sources import SourceError
+    from queries import DatabaseError
+
+    try:
+        memory_limit()
+    except SettingError as exc:
+        print(f"kifu watch: {exc}", file=err)
+        return 2
+    if args.poll <= 0 or args.settle < 0:
+        print("kifu watch: --poll must be more than 0 and --settle at least 0", file=err)
+        return 2
+    ruleset = None
+    if args.ruleset:
+        from rules.uno.profile import get as get_profile
+
+        try:
+            ruleset = get_profile(args.ruleset)
+        except ValueError as exc:
+            print(f"kifu watch: --ruleset: {exc}", file=err)
+            return 2
+    printer = Printer(args, out, err)
+    try:
+        feed_list = feeds_for(args, mongo_uri)
+    except SourceError as exc:
+        print(f"kifu watch: {terminal(exc)}", file=err)
+        return 2
+    watcher = Watcher(args.db, feed_list, ruleset=ruleset, on_finding=printer.finding, on_note=printer.note,
+                      poll_s=args.poll)  # fmt: skip
+    stopped: list[int] = []
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stopped.append(signum)
+        watcher.stop()
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    only_http = all(hasattr(f, "done") for f in feed_list)
+
+    def until() -> bool:
+        return printer.failed is not None or (only_http and all(f.done for f in feed_list))
+
+    printer.note(f"following {len(feed_list)} source(s) into {args.db} — Ctrl-C stops")
+    try:
+        watcher.run(until=until, on_tick=lambda s: printer.status(s, watcher.lag_s()))
+    except (SourceError, DatabaseError) as exc:
+        printer.note(str(exc))
+        return 1
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+        printer._clear_status()
+    s = watcher.status
+    printer.note(f"stopped: {s.events:,} events stored in {s.batches:,} batches, {s.findings:,} findings"
+                 + (f", {s.quarantined:,} records quarantined (table load_issues)" if s.quarantined else ""))  # fmt: skip
+    if printer.failed is not None:
+        f = printer.failed
+        printer.note(f"--fail-on {args.fail_on}: {f.severity} {f.code} in {f.match_id} (seq {f.seq}) — exit 1")
+        return 1
+    return 0

@@ -1,0 +1,190 @@
+"""One database file, one process writing it live and dashboards reading it: who may open it when.
+
+DuckDB lets one process open a database file for writing, and a process that has it open (even
+read-only) keeps every writer out.  ``kifu ingest`` lives with that by writing a copy and renaming
+it over the file (:mod:`loaders.swap`); a watcher cannot copy the whole database for every batch
+of a few lines, so it writes the file in place, in short windows, and the dashboard lets go of
+the file between page runs while a watcher is there.  Two lock files beside the database say who
+is where:
+
+``<db>.watch``
+    held (``flock`` exclusive) by the one ``kifu watch`` writing into ``<db>``, for as long as it
+    runs; it holds its process id.  :func:`watcher_present` asks whether the lock is held — a
+    watcher killed with SIGKILL holds nothing, so a stale file never counts.
+``<db>.watch.gate``
+    a watcher's batch takes it exclusive, then waits for the readers already inside to leave and
+    writes; a reader takes it shared only for the moment it opens the file.  A batch therefore
+    waits at most for the page runs already under way, and a page run waits at most for one
+    batch (a few milliseconds to a few tenths of a second): neither side starves the other.
+
+The dashboard side of the protocol is :func:`read_gate` (used by ``app.ui``); the watcher's side
+is :func:`watching` and :func:`write_window`.  Every window also holds ``<db>.lock``, the lock
+``kifu ingest`` and the upload page hold while they swap a new file in, so a swap never loses a
+batch and a batch never lands in a file about to be replaced.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import duckdb
+
+import queries
+from queries import DatabaseError
+
+#: How long a page run waits at the gate for a batch before it reads anyway (it then finds the
+#: file locked and says "being updated"; a batch never takes this long).
+READ_WAIT_S = 10.0
+#: Pause between two tries to open a file that readers still hold.
+RETRY_S = 0.02
+
+
+def watch_file(db: Path) -> Path:
+    return db.with_name(db.name + ".watch")
+
+
+def gate_file(db: Path) -> Path:
+    return db.with_name(db.name + ".watch.gate")
+
+
+def watcher_present(db: str | Path) -> bool:
+    """Whether a ``kifu watch`` is writing into ``db`` right now (its lock is held)."""
+    path = watch_file(Path(db))
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        fh.close()  # closing lets go of a lock taken just now
+    return False
+
+
+def watcher_pid(db: str | Path) -> int | None:
+    """The process id the watcher of ``db`` wrote in its lock file (None: no watcher)."""
+    if not watcher_present(db):
+        return None
+    try:
+        return int(watch_file(Path(db)).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@contextmanager
+def watching(db: str | Path) -> Iterator[Path]:
+    """Be the one watcher of ``db`` while the block runs (DatabaseError when another one is)."""
+    db = Path(db)
+    path = watch_file(db)
+    try:
+        fh = open(path, "a+")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise DatabaseError(f"cannot write {path} ({exc.strerror or exc}) — choose a --db in a folder you can write") from None
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        fh.close()
+        if exc.errno in (errno.EAGAIN, errno.EACCES):
+            pid = watcher_pid(db)
+            raise DatabaseError(f"another kifu watch{f' (process {pid})' if pid else ''} is already writing into "
+                                f"{db}; stop it first, or watch into another --db file") from None  # fmt: skip
+        raise
+    try:
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"{os.getpid()}\n")
+        fh.flush()
+        gate_file(db).touch()
+        yield path
+    finally:
+        for p in (gate_file(db), path):  # gone before the lock is let go: a new watcher makes new files
+            try:
+                p.unlink()
+            except OSError:
+                pass
+        fh.close()
+
+
+@contextmanager
+def _gate(db: Path, how: int, timeout: float | None) -> Iterator[bool]:
+    """Hold the gate (``how``: LOCK_SH or LOCK_EX); yields False when there is no gate (no watcher) or
+    the wait timed out."""
+    try:
+        fh: IO[Any] = open(gate_file(db), "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        yield False
+        return
+    try:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fh, how | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if deadline is not None and time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(0.005)
+        yield True
+    finally:
+        fh.close()
+
+
+@contextmanager
+def read_gate(db: str | Path, timeout: float = READ_WAIT_S) -> Iterator[bool]:
+    """A reader about to open ``db``: wait while a watcher's batch is being written, then open it inside
+    the block.  Yields whether a watcher is there (the reader should then let go of the file soon)."""
+    db = Path(db)
+    if not watcher_present(db):
+        yield False
+        return
+    with _gate(db, fcntl.LOCK_SH, timeout):
+        yield True
+
+
+@contextmanager
+def write_window(db: str | Path, *, waiting: Callable[[str], None] | None = None,
+                 stop: Callable[[], bool] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:  # fmt: skip
+    """The watcher's connection for one batch: the ingest lock, the gate, then the file itself once the
+    readers inside have left.  ``waiting`` hears (once per window) what the batch waits for."""
+    from loaders.swap import db_lock
+
+    db = Path(db)
+    with db_lock(db, waiting), _gate(db, fcntl.LOCK_EX, None):
+        told = False
+        started = time.monotonic()
+        while True:
+            try:
+                con = queries.connect(db)
+                break
+            except DatabaseError as exc:
+                if "locked" not in str(exc):
+                    raise
+                if stop is not None and stop():
+                    raise
+                if waiting is not None and not told and time.monotonic() - started > 2.0:
+                    told = True
+                    waiting(f"waiting for readers of {db} to let go of it (a dashboard page still running)")
+                time.sleep(RETRY_S)
+        try:
+            yield con
+        finally:
+            con.close()
+
+
+def file_identity(db: str | Path) -> tuple[int, int] | None:
+    """``(device, inode)`` of the database file: a swap (``kifu ingest``) gives the path another one."""
+    try:
+        st = os.stat(db)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino

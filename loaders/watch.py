@@ -1,0 +1,449 @@
+"""``kifu watch``: follow sources while matches are played, ingest what they add batch by batch, and
+tell each new finding the moment it is stored.
+
+A :class:`Watcher` keeps every match it follows open in memory — the ALGORI assembler with its
+replay, one per stream — so a batch costs what its new lines cost, however long the match already
+is.  Each batch is one DuckDB transaction written in place inside a short window
+(:func:`loaders.live.write_window`): the ``kifu ingest`` guarantees hold batch by batch (a kill at
+any moment leaves the database as it was after the last batch; what is read again is recognised
+and skipped), and the dashboard reads between windows.  How and why: ``docs/live.md``.
+
+After a restart the sources are read again from their beginning: stored lines are recognised key
+by key and skipped, and a match being continued is replayed once from its stored events (as
+``kifu ingest`` does for a longer copy), so nothing is stored twice and nothing is lost.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import queries
+from kifu import __version__
+from loaders import algori, chaser, kakomimasu, live
+from loaders.feeds import Document, Lines, Restart
+from loaders.pipeline import _GAME_KEYS, RunReport, SourceReport, _ingest_source, _quarantine
+from loaders.sources import Record
+from loaders.store import Store
+
+#: Records taken into one batch at the most (a backlog — a watcher started late — goes in several).
+MAX_BATCH = 20_000
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One new finding, as ``kifu watch`` prints it."""
+
+    match_id: str
+    round: int | None
+    turn: int | None
+    seq: int | None
+    player: str | None
+    player_name: str | None
+    code: str
+    family: str
+    severity: str
+    message: str
+    expected: str | None
+    actual: str | None
+    game: str
+    stored_at: float  # time.time() when the batch holding it committed
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"time": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(self.stored_at)),
+                "match_id": self.match_id, "game": self.game, "round": self.round, "turn": self.turn, "seq": self.seq,
+                "player": self.player, "player_name": self.player_name, "code": self.code, "family": self.family,
+                "severity": self.severity, "message": self.message, "expected": self.expected,
+                "actual": self.actual}  # fmt: skip
+
+
+@dataclass
+class Status:
+    events: int = 0  # new events stored since the start
+    batches: int = 0
+    records: int = 0
+    quarantined: int = 0
+    findings: int = 0
+    rate: float = 0.0  # events per second over the last few seconds
+    lag_s: float | None = None  # now minus the newest stored line's own time
+    behind: int = 0  # bytes written to the files followed and not read yet
+    live: int = 0  # matches being played
+    waiting: str | None = None  # what the watcher waits for, if anything
+    problems: list[str] = field(default_factory=list)  # sources that cannot be read right now
+
+
+class _Assembler(algori.Assembler):
+    """An ALGORI assembler kept open across batches (its store is the current batch's)."""
+
+    def rebind(self, store: Store) -> None:
+        self.store = store
+        self.emit = store.add
+
+
+class Watcher:
+    """Follows ``feeds`` (:mod:`loaders.feeds`) into the database ``db``."""
+
+    def __init__(self, db: str | Path, feeds: list[Any], *, ruleset: Any = None, validate: bool = True,
+                 on_finding: Callable[[Finding], None] | None = None, on_note: Callable[[str], None] | None = None,
+                 poll_s: float = 0.2, max_batch: int = MAX_BATCH) -> None:  # fmt: skip
+        self.db = Path(db).resolve()
+        self.feeds = feeds
+        self.ruleset = ruleset
+        self.validate = validate
+        self.on_finding = on_finding or (lambda f: None)
+        self.on_note = on_note or (lambda s: None)
+        self.poll_s = poll_s
+        self.max_batch = max_batch
+        self.status = Status()
+        self.run_id: int | None = None
+        self.started = time.time()
+        self._asm: dict[str, _Assembler] = {}
+        self._identity: tuple[int, int] | None = None
+        self._known: dict[str, set[tuple[Any, ...]]] = {}  # match -> findings already stored (not told again)
+        self._report = RunReport(run_id=0, db=str(self.db))
+        self._rates: list[tuple[float, int]] = []
+        self._schema_ok = False
+        self._live_rows: dict[str, tuple[str, int, int | None]] = {}  # ALGORI match -> (source, seq, last ms)
+        self._doc_live: dict[str, str] = {}  # a game document still being played -> its source
+        self._rewind_after = False
+        self._last_logged: int | None = None
+        self._names: dict[str, dict[str, str | None]] = {}  # match -> player code -> name
+        self._stop = False
+
+    # -- the loop
+
+    def stop(self) -> None:
+        """Ask :meth:`run` to end after the batch under way (signal handlers call this)."""
+        self._stop = True
+
+    def run(self, until: Callable[[], bool] | None = None, on_tick: Callable[[Status], None] | None = None) -> None:
+        """Poll and ingest until :meth:`stop` (or ``until()`` is true); then close every match still open
+        (as a one-shot ingest of what was read would) and say no match is live any more."""
+        with live.watching(self.db):
+            try:
+                while not self._stop and not (until is not None and until()):
+                    items = self.poll()
+                    if items:
+                        self.batch(items)
+                    else:
+                        time.sleep(self.poll_s)
+                    self._tick()
+                    if on_tick is not None:
+                        on_tick(self.status)
+            finally:
+                self.batch([], final=True)
+                for f in self.feeds:
+                    f.close()
+
+    def poll(self) -> list[Any]:
+        """What the feeds added, up to :attr:`max_batch` records (the rest comes next time)."""
+        items: list[Any] = []
+        taken = 0
+        problems = []
+        for f in self.feeds:
+            if taken >= self.max_batch:
+                break
+            got = f.poll()
+            items += got
+            taken += sum(len(i.records) for i in got if isinstance(i, Lines))
+            if getattr(f, "problem", None):
+                problems.append(f.problem)
+        self.status.problems = problems
+        self.status.behind = sum(f.behind() for f in self.feeds)
+        return items
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        self._rates = [(t, n) for t, n in self._rates if now - t <= 5.0]
+        span = now - self._rates[0][0] if len(self._rates) > 1 else 0.0
+        self.status.rate = sum(n for _, n in self._rates[1:]) / span if span > 0 else 0.0
+
+    # -- one batch
+
+    def batch(self, items: list[Any], *, final: bool = False) -> list[Finding]:
+        """Ingest ``items`` in one transaction (``final``: then close every open match); tell the new findings."""
+        if not items and not final:
+            return []
+        if final and not items and not self._asm and self.run_id is None:
+            return []
+        self.status.waiting = None
+
+        def waiting(what: str) -> None:
+            self.status.waiting = what
+            self.on_note(what)
+
+        found: list[tuple[Any, ...]] = []
+        with live.write_window(self.db, waiting=waiting) as con:
+            if self._identity is not None and live.file_identity(self.db) != self._identity:
+                self.on_note(f"{self.db} was replaced by another Kifu run: reading the sources again from their start")
+                self._rewind()
+                return []
+            snapshot = con.cursor()  # the database as it was before this batch: findings already known
+            snapshot.execute("begin transaction")
+            snapshot.execute("select count(*) from information_schema.tables").fetchall()
+            con.execute("begin transaction")
+            try:
+                if not self._schema_ok:
+                    queries.apply_schema(con)
+                    con.execute("delete from live_matches")  # rows of a watcher that is gone
+                    self._schema_ok = True
+                if self.run_id is None:
+                    self.run_id = int(queries.scalar(con, "select coalesce(max(run_id), 0) + 1 from load_runs"))
+                    self._report.run_id = self.run_id
+                store = Store(con, self.run_id)
+                found = self._capture(store)
+                touched: dict[str, _Assembler] = {}
+                for item in items:
+                    if isinstance(item, Lines):
+                        asm = self._assembler(item.key, item.name, store)
+                        self._take(item, asm, store)
+                        touched[item.key] = asm
+                        if item.logged_ms is not None:
+                            self._last_logged = item.logged_ms
+                    elif isinstance(item, Restart):
+                        asm = self._asm.pop(item.key, None)
+                        if asm is not None:
+                            asm.rebind(store)
+                            asm.on_match_done = self._done(store)
+                            asm.close()
+                    elif isinstance(item, Document):
+                        self._document(item, store)
+                live_now = self._settle(touched, store, final)
+                rebuilt = algori.Assembler(source="", run_id=self.run_id, store=store, validate=self.validate,
+                                           ruleset=self.ruleset, on_match_done=self._done(store)).reassemble()  # fmt: skip
+                if set(rebuilt) & self._open_match_ids():
+                    self._rewind_after = True  # a match being followed was put together again: follow it afresh
+                store.flush()
+                store.close()
+                self._write_live(con, live_now, final)
+                self._write_run(con, store)
+                con.execute("commit")
+            except BaseException:
+                try:
+                    store.close(discard=True)  # type: ignore[possibly-undefined]
+                except Exception:  # noqa: BLE001
+                    pass
+                try:
+                    con.execute("rollback")
+                finally:
+                    snapshot.close()
+                self._rewind()
+                raise
+            told = self._new_findings(snapshot, found)
+            snapshot.execute("rollback")
+            snapshot.close()
+        self._identity = live.file_identity(self.db)
+        if self._rewind_after:
+            self._rewind_after = False
+            self._rewind()
+        self.status.batches += 1
+        stored_at = time.time()
+        out = [self._finding(row, stored_at) for row in told]
+        self.status.findings += len(out)
+        for f in out:
+            self.on_finding(f)
+        return out
+
+    def _capture(self, store: Store) -> list[tuple[Any, ...]]:
+        """Every ``violations`` row the batch writes, in order."""
+        rows: list[tuple[Any, ...]] = []
+        add, extend, add_violation = store.add, store.extend, store.add_violation
+
+        def add_(table: str, row: tuple[Any, ...]) -> None:
+            if table == "violations":
+                rows.append(row)
+            add(table, row)
+
+        def extend_(table: str, batch: Any) -> None:
+            if table == "violations":
+                rows.extend(batch if isinstance(batch, list) else [tuple(r.values()) for r in batch.to_pylist()])
+            extend(table, batch)
+
+        def add_violation_(v: Any) -> None:
+            rows.append((v.match_id, v.round_no, v.turn_no, v.seq, v.player, v.code, v.family, v.severity, v.ruleset,
+                         v.ruleset_version, v.message, v.expected, v.actual, v.penalty_seq, store.run_id))  # fmt: skip
+            add_violation(v)
+
+        store.add, store.extend, store.add_violation = add_, extend_, add_violation_  # type: ignore[method-assign]
+        return rows
+
+    def _assembler(self, key: str, name: str, store: Store) -> _Assembler:
+        asm = self._asm.get(key)
+        if asm is None:
+            asm = _Assembler(source=name, run_id=store.run_id, store=store, on_match_done=self._done(store),
+                             validate=self.validate, ruleset=self.ruleset)  # fmt: skip
+            self._asm[key] = asm
+        asm.rebind(store)
+        asm.run_id = store.run_id
+        asm.on_match_done = self._done(store)
+        return asm
+
+    def _done(self, store: Store) -> Callable[[algori.MatchBuilder], None]:
+        def done(m: algori.MatchBuilder) -> None:
+            if m.match_id is not None and m.new_events:
+                store.replace_summary(m.match_id, algori.summary_rows(m, store.run_id))
+        return done
+
+    def _take(self, item: Lines, asm: _Assembler, store: Store) -> None:
+        srep = SourceReport(item.name)
+        report = self._report
+        report.sources = [srep]
+        for rec in item.records:
+            self.status.records += 1
+            self._take_record(rec, item.name, asm, store, srep)
+        self.status.quarantined += srep.quarantined
+
+    def _take_record(self, rec: Record, name: str, asm: _Assembler, store: Store, srep: SourceReport) -> None:
+        if rec.error is None and _other_game(rec.doc):
+            rec.error = "not an ALGORI dealer record (a record of another game in a JSON-lines log: ingest it with kifu ingest)"
+        if rec.error is None:
+            try:
+                doc = rec.doc
+                if isinstance(rec.raw, bytes) and b'"$number' in rec.raw:
+                    doc = algori.unwrap_extended_json(doc)
+                asm.add(algori.normalize(doc), rec.line, rec.raw)
+                srep.accepted += 1
+                return
+            except algori.RecordError as exc:
+                rec.error = str(exc)
+        srep.quarantined += 1
+        _quarantine(store, self._report, name, rec)
+
+    def _document(self, item: Document, store: Store) -> None:
+        """A whole document ingested as ``kifu ingest`` would (a game still played stays live)."""
+        report = self._report
+
+        def bad(src: str, line: int, raw: Any, reason: str, refused: bool = True) -> None:
+            _quarantine(store, report, src, Record(line, raw, error=reason))
+
+        games = [kakomimasu.Collector(store, store.run_id, bad, validate=self.validate),
+                 chaser.Collector(store, store.run_id, bad, validate=self.validate)]  # fmt: skip
+        before = len(report.matches)
+        _ingest_source(item.source, store, report, None, self.validate, games, None, self.ruleset)
+        for g in games:
+            g.finish()
+        ids = {m for g in games for m in g.matches} | set(report.matches[before:])
+        self.status.records += report.sources[-1].read if report.sources else 0
+        for mid in ids:
+            if item.final:
+                self._doc_live.pop(mid, None)
+            else:
+                self._doc_live[mid] = item.source.name
+
+    def _open_ids(self, asm: _Assembler) -> set[str]:
+        return {m.match_id for g in asm.open.values() for m in g if m.match_id is not None}
+
+    def _open_match_ids(self) -> set[str]:
+        return {mid for asm in self._asm.values() for mid in self._open_ids(asm)}
+
+    def _settle(self, touched: dict[str, _Assembler], store: Store, final: bool) -> set[str]:
+        """After the batch's records: the summaries of the matches that grew, the end of those whose log
+        ended (or of every one, ``final``).  Returns the ALGORI matches still being played."""
+        playing: set[str] = set()
+        for key, asm in list(self._asm.items()):
+            asm.rebind(store)
+            asm.on_match_done = self._done(store)
+            if final:
+                asm.close()
+                continue
+            if key not in touched:
+                playing |= {m.match_id for g in asm.open.values() for m in g
+                            if m.match_id is not None and m.finish is None}  # fmt: skip
+                continue
+            for m in [m for g in asm.open.values() for m in g]:
+                if m.match_id is None or m.mode not in ("new", "anchored"):
+                    continue
+                if m.replay is not None:
+                    m.ruleset = m.replay.ruleset
+                self._names[m.match_id] = dict(m.players)
+                if m.new_events:
+                    store.replace_summary(m.match_id, algori.summary_rows(m, store.run_id))
+                if m.finish is None:  # finish-game ends the match; it closes with its stream
+                    self._live_rows[m.match_id] = (asm.source, m.seq, m.last_ms)
+                    playing.add(m.match_id)
+        if final:
+            self._asm.clear()
+        return playing
+
+    def _write_live(self, con: Any, playing: set[str], final: bool) -> None:
+        con.execute("delete from live_matches")
+        self.status.live = 0
+        if final:
+            self._doc_live.clear()
+            self._live_rows.clear()
+            return
+        rows = []
+        for mid in sorted(playing):
+            source, seq, last_ms = self._live_rows.get(mid, (None, None, None))
+            rows.append((mid, "algori-uno", source, self.run_id, seq, None if last_ms is None else last_ms / 1000))
+        for mid, source in self._doc_live.items():
+            rows.append((mid, mid.split(":", 1)[0], source, self.run_id, None, None))
+        for row in rows:
+            con.execute("insert or replace into live_matches values (?, ?, ?, ?, ?, to_timestamp(?)::timestamp, "
+                        "current_localtimestamp())", list(row))  # fmt: skip
+        self.status.live = len(rows)
+
+    def _write_run(self, con: Any, store: Store) -> None:
+        r = self._report
+        events = int(queries.scalar(con, "select count(*) from events where run_id = ?", [self.run_id]))
+        self.status.events, added = events, events - self.status.events
+        self._rates.append((time.monotonic(), max(0, added)))
+        con.execute("delete from load_runs where run_id = ?", [self.run_id])
+        con.execute(
+            "insert into load_runs values (?, to_timestamp(?), to_timestamp(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [self.run_id, self.started, time.time(), time.time() - self.started, __version__,
+             algori.dumps([{"kind": "watch", "feed": getattr(f, "key", "?")} for f in self.feeds]), self.status.records,
+             events, 0, self.status.quarantined, algori.dumps(dict(r.unknown_events)),
+             len(self._known), 0, "watching"],
+        )  # fmt: skip
+
+    def _new_findings(self, snapshot: Any, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The rows of ``rows`` that are new: not stored before this batch, not told before."""
+        fresh = sorted({r[0] for r in rows if r[0] is not None and r[0] not in self._known})
+        for mid in fresh:
+            known = self._known.setdefault(mid, set())
+            try:
+                old = snapshot.execute("select match_id, seq, player, code, message from violations where match_id = ?",
+                                       [mid]).fetchall()  # fmt: skip
+            except Exception:  # noqa: BLE001 - a database without the table yet
+                old = []
+            known.update(old)
+        out = []
+        for r in rows:
+            key = (r[0], r[3], r[4], r[5], r[10])
+            seen = self._known.setdefault(r[0], set())
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(r)
+        return out
+
+    def _finding(self, r: tuple[Any, ...], stored_at: float) -> Finding:
+        mid = str(r[0])
+        game = mid.split(":", 1)[0] if mid.startswith(("kakomimasu:", "chaser:")) else "algori-uno"
+        name = self._names.get(mid, {}).get(r[4]) if r[4] is not None else None
+        return Finding(mid, r[1], r[2], r[3], r[4], name, str(r[5]), str(r[6]), str(r[7]), str(r[10] or ""),
+                       r[11], r[12], game, stored_at)  # fmt: skip
+
+    def _rewind(self) -> None:
+        """Forget every open match and read every source again from its beginning (stored lines are skipped)."""
+        self._asm.clear()
+        self._live_rows.clear()
+        self._identity = None
+        self._schema_ok = False
+        self.run_id = None
+        for f in self.feeds:
+            f.rewind()
+
+    def lag_s(self) -> float | None:
+        return None if self._last_logged is None else max(0.0, time.time() - self._last_logged / 1000)
+
+
+def _other_game(doc: Any) -> bool:
+    """Whether a JSON-lines record is Kakomimasu's or CHaser's rather than an ALGORI activity."""
+    if type(doc) is dict and type(doc.get("event")) is str and not _GAME_KEYS & doc.keys():
+        return False
+    return kakomimasu.claims(doc) is not None or chaser.claims(doc) is not None
