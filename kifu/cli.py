@@ -91,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
                    "KB/MB/GB/TB or KiB/MiB/GiB/TiB, e.g. 256MB, 1.5GB, 2GiB; default 256MB); "
                    "KIFU_MONGO_URI.")  # fmt: skip
     p.add_argument("paths", nargs="*", help="log files, directories or globs, any mix of games: ALGORI dealer logs (.jsonl, mongoexport, JSON array), "
-                   "Kakomimasu game JSON (.json), CHaser server logs (.txt/.log) and maps (.map); optionally .gz")
+                   "Kakomimasu game JSON (.json), CHaser server logs (.txt/.log) and maps (.map); optionally .gz; "
+                   "or a Kakomimasu server's match URL (https://host/v1/matches/ID)")
     p.add_argument("--db", default=_db_default(), help="DuckDB database file (default: %(default)s)")
     p.add_argument("--sample", action="store_true", help="ingest the bundled sample logs (an ALGORI match, a Kakomimasu game, a CHaser game)")
     p.add_argument("--mongo-uri", help="ALGORI: read the dealer's MongoDB instead of files, e.g. mongodb://uno:uno@localhost:27017 "
@@ -319,12 +320,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"kifu ingest: --ruleset: {exc}", file=sys.stderr)
             return 2
-    paths = list(args.paths)
+    urls = [p for p in args.paths if p.startswith(("http://", "https://"))]
+    paths = [p for p in args.paths if p not in urls]
     if args.sample:
         paths.extend(str(p) for p in SAMPLES)
     skipped: list[Path] = []
     try:
         sources: list[Any] = open_sources(paths, skipped) if paths else []
+        if urls:  # a Kakomimasu server's match resource (GET /v1/matches/ID): the game as it stands
+            from loaders.feeds import BytesSource, fetch
+
+            sources += [BytesSource(url, fetch(url)) for url in urls]
         mongo_uri = _mongo_uri(args)
         if mongo_uri:
             from loaders.mongo import MongoSource

@@ -155,30 +155,75 @@ def read_gate(db: str | Path, timeout: float = READ_WAIT_S) -> Iterator[bool]:
 def write_window(db: str | Path, *, waiting: Callable[[str], None] | None = None,
                  stop: Callable[[], bool] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:  # fmt: skip
     """The watcher's connection for one batch: the ingest lock, the gate, then the file itself once the
-    readers inside have left.  ``waiting`` hears (once per window) what the batch waits for."""
+    readers inside have left.  ``waiting`` hears (once per window) what the batch waits for.  Closing
+    the connection checkpoints: no write-ahead log is left for a swap (``kifu ingest``) to miss."""
     from loaders.swap import db_lock
 
     db = Path(db)
     with db_lock(db, waiting), _gate(db, fcntl.LOCK_EX, None):
-        told = False
-        started = time.monotonic()
-        while True:
-            try:
-                con = queries.connect(db)
-                break
-            except DatabaseError as exc:
-                if "locked" not in str(exc):
-                    raise
-                if stop is not None and stop():
-                    raise
-                if waiting is not None and not told and time.monotonic() - started > 2.0:
-                    told = True
-                    waiting(f"waiting for readers of {db} to let go of it (a dashboard page still running)")
-                time.sleep(RETRY_S)
+        con = _open_alone(db, waiting, stop)
         try:
             yield con
         finally:
             con.close()
+
+
+def _open_alone(db: Path, waiting: Callable[[str], None] | None,
+                stop: Callable[[], bool] | None) -> duckdb.DuckDBPyConnection:  # fmt: skip
+    """Open ``db`` for writing once the readers already inside have let go (the gate keeps new ones out)."""
+    told = False
+    started = time.monotonic()
+    while True:
+        try:
+            return queries.connect(db)
+        except DatabaseError as exc:
+            if "locked" not in str(exc):
+                raise
+            if stop is not None and stop():
+                raise
+            if waiting is not None and not told and time.monotonic() - started > 2.0:
+                told = True
+                waiting(f"waiting for readers of {db} to let go of it (a dashboard page still running)")
+            time.sleep(RETRY_S)
+
+
+def free_share(con: duckdb.DuckDBPyConnection) -> float:
+    """The share of the database file's blocks that are free (space a compaction gives back)."""
+    row = con.execute("select free_blocks, total_blocks from pragma_database_size()").fetchone()
+    return float(row[0]) / row[1] if row and row[1] else 0.0
+
+
+def compact(db: str | Path, waiting: Callable[[str], None] | None = None) -> None:
+    """Rewrite ``db`` without its free blocks and swap the new file in.
+
+    Small batches written in place leave the file with free space (DuckDB rewrites a table's newest
+    row group at every checkpoint and does not shrink the file); the watcher compacts once a match it
+    followed has ended and when it stops — never per batch.  Readers are kept out as for a batch; a
+    reader that opens the file afterwards reads the new one.
+    """
+    from loaders.swap import _fsync_dir, db_lock
+
+    db = Path(db)
+    tmp = db.with_name(db.name + ".compact.tmp")
+    with db_lock(db, waiting), _gate(db, fcntl.LOCK_EX, None):
+        _open_alone(db, waiting, None).close()  # no reader inside, the log checkpointed
+        for p in (tmp, tmp.with_name(tmp.name + ".wal")):
+            p.unlink(missing_ok=True)
+        hub = duckdb.connect(":memory:")
+        try:
+            src, dst = (str(p).replace("'", "''") for p in (db, tmp))
+            hub.execute(f"attach '{src}' as kifu_src (read_only)")
+            hub.execute(f"attach '{dst}' as kifu_dst")
+            hub.execute("copy from database kifu_src to kifu_dst")
+            hub.execute("detach kifu_src")
+            hub.execute("detach kifu_dst")
+        except BaseException:
+            hub.close()
+            tmp.unlink(missing_ok=True)
+            raise
+        hub.close()
+        os.replace(tmp, db)
+        _fsync_dir(db.parent)
 
 
 def file_identity(db: str | Path) -> tuple[int, int] | None:

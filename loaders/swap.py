@@ -99,13 +99,17 @@ def ingest_swapped(sources: list[Any], db: str | Path, *, waiting: Callable[[str
         for leftover in leftovers:
             _remove(leftover)
         try:
+            wal = db.with_name(db.name + ".wal")  # a watcher killed between commit and checkpoint left one
             if existed:
                 shutil.copy2(db, tmp)
+                if wal.exists():
+                    shutil.copy2(wal, tmp.with_name(tmp.name + ".wal"))
             report = ingest(sources, tmp, **kwargs)
             if report.status == "empty" or (not existed and not report.ingested and not report.matches):
                 report.database = "unchanged" if existed else "not made"  # a new file with nothing in it: none
             else:
                 os.replace(tmp, db)
+                wal.unlink(missing_ok=True)  # folded into the new file by the ingest
                 _fsync_dir(db.parent)
         except (OSError, duckdb.Error) as exc:
             problem = storage_problem(exc, db, existed)

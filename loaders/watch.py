@@ -31,6 +31,10 @@ from loaders.store import Store
 
 #: Records taken into one batch at the most (a backlog — a watcher started late — goes in several).
 MAX_BATCH = 20_000
+#: Compact the file (:func:`loaders.live.compact`) when a match ends and this share of it is free space …
+COMPACT_AT_END = 0.3
+#: … and when the watcher stops with this share free.
+COMPACT_AT_STOP = 0.1
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,8 @@ class Watcher:
         self._live_rows: dict[str, tuple[str, int, int | None]] = {}  # ALGORI match -> (source, seq, last ms)
         self._doc_live: dict[str, str] = {}  # a game document still being played -> its source
         self._rewind_after = False
+        self._ended = False  # a match ended in this batch (its log finished, or its file was replaced)
+        self._finished: set[str] = set()
         self._last_logged: int | None = None
         self._names: dict[str, dict[str, str | None]] = {}  # match -> player code -> name
         self._stop = False
@@ -205,6 +211,7 @@ class Watcher:
                             self._last_logged = item.logged_ms
                     elif isinstance(item, Restart):
                         asm = self._asm.pop(item.key, None)
+                        self._ended = True
                         if asm is not None:
                             asm.rebind(store)
                             asm.on_match_done = self._done(store)
@@ -221,6 +228,7 @@ class Watcher:
                 self._write_live(con, live_now, final)
                 self._write_run(con, store)
                 con.execute("commit")
+                free = live.free_share(con)
             except BaseException:
                 try:
                     store.close(discard=True)  # type: ignore[possibly-undefined]
@@ -235,6 +243,9 @@ class Watcher:
             told = self._new_findings(snapshot, found)
             snapshot.execute("rollback")
             snapshot.close()
+        if (final and free > COMPACT_AT_STOP) or (self._ended and free > COMPACT_AT_END):
+            live.compact(self.db, waiting)  # the space the batches left behind given back
+        self._ended = False
         self._identity = live.file_identity(self.db)
         if self._rewind_after:
             self._rewind_after = False
@@ -327,6 +338,7 @@ class Watcher:
             g.finish()
         ids = {m for g in games for m in g.matches} | set(report.matches[before:])
         self.status.records += report.sources[-1].read if report.sources else 0
+        self._ended |= item.final and bool(ids)
         for mid in ids:
             if item.final:
                 self._doc_live.pop(mid, None)
@@ -361,6 +373,9 @@ class Watcher:
                 self._names[m.match_id] = dict(m.players)
                 if m.new_events:
                     store.replace_summary(m.match_id, algori.summary_rows(m, store.run_id))
+                if m.finish is not None and m.match_id not in self._finished:
+                    self._finished.add(m.match_id)
+                    self._ended = True
                 if m.finish is None:  # finish-game ends the match; it closes with its stream
                     self._live_rows[m.match_id] = (asm.source, m.seq, m.last_ms)
                     playing.add(m.match_id)

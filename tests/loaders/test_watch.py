@@ -30,7 +30,7 @@ import pytest
 from loaders import live
 from loaders.feeds import Folder, MongoFeed, follow_path
 from loaders.watch import Watcher
-from tests.conftest import REPO, fixture_path, query
+from tests.conftest import REPO, SHARED, fixture_path, query
 from tests.conftest import ingest as ingest_files
 
 #: Columns that say where and when a row was read (the run, the file and line), not what the log says.
@@ -266,9 +266,9 @@ def test_folder_new_matches_and_chaser_logs(tmp_path: Path) -> None:
     """A folder: dealer logs appear one after the other, a CHaser log grows and settles."""
     folder = tmp_path / "logs"
     folder.mkdir()
-    chaser_logs = sorted((REPO / "tests" / "fixtures" / "chaser" / "games").glob("log*.txt"))
+    chaser_logs = sorted((SHARED / "fixtures" / "chaser" / "games").glob("log*.txt"))
     if not chaser_logs:
-        pytest.skip("no CHaser fixture logs")
+        pytest.skip(f"CHaser fixture logs not found at {SHARED / 'fixtures' / 'chaser'} (is the checkout complete?)")
     chaser_src = chaser_logs[0]
     w = Watcher(tmp_path / "w.duckdb", [Folder(folder, settle_s=0.3)], poll_s=0.01)
     srcs = [fixture_path("speciallogic_timeout_probe_2"), fixture_path("noprogress_hoard4_3")]
@@ -362,8 +362,10 @@ def test_mongo_followed_while_the_dealer_writes(tmp_path: Path, mongo: tuple[Any
         for i in range(0, len(docs), 97):
             col.insert_many(docs[i:i + 97])
             if i == 97 * 20:
-                flaky.down = True  # the server goes away for a moment
-                time.sleep(0.3)
+                flaky.down = True  # the server goes away until the watcher has noticed
+                deadline = time.monotonic() + 30
+                while feed.problem is None and time.monotonic() < deadline:
+                    time.sleep(0.01)
                 problems.append(str(feed.problem))
                 flaky.down = False
             time.sleep(0.002)
@@ -375,3 +377,44 @@ def test_mongo_followed_while_the_dealer_writes(tmp_path: Path, mongo: tuple[Any
     assert problems and "unreachable" in problems[0]
     ingest([MongoSource(uri, name, client=client)], tmp_path / "one.duckdb")
     assert_same(tmp_path / "w.duckdb", tmp_path / "one.duckdb")
+
+
+KAKOMIMASU_GAMES = SHARED / "fixtures" / "kakomimasu" / "v1_games"
+
+
+def _kakomimasu_game() -> Path:
+    games = sorted(KAKOMIMASU_GAMES.glob("*.json"))
+    if not games:
+        pytest.skip(f"Kakomimasu fixture games not found at {KAKOMIMASU_GAMES} (is the checkout complete?)")
+    return games[0]
+
+
+def test_kakomimasu_game_followed_turn_by_turn(tmp_path: Path) -> None:
+    """A Kakomimasu server serving a real game turn by turn (one more turn per request): the watcher polls
+    its match resource, marks the game live while it runs, stops when it ends; the database then equals a
+    one-shot ingest of the finished game, and ``kifu ingest URL`` reads the same game."""
+    from kifu.replay_log import KakomimasuReplayServer
+    from loaders.feeds import KakomimasuFeed
+
+    path = _kakomimasu_game()
+    game_id = json.loads(path.read_bytes())["id"]
+    seen_live: list[int] = []
+    with KakomimasuReplayServer(path, speed=0) as server:
+        feed = KakomimasuFeed(server.match_url(game_id), interval_s=0.01)
+        w = Watcher(tmp_path / "w.duckdb", [feed], poll_s=0.01)
+
+        def until() -> bool:
+            if w.status.batches:
+                seen_live.append(w.status.live)
+            return feed.done
+
+        w.run(until=until)
+        assert len(server.requests) > 3  # followed while it grew, not read once
+        r = subprocess.run(_kifu("ingest", server.match_url(game_id), "--db", str(tmp_path / "url.duckdb"),
+                                 "--no-progress"), capture_output=True, text=True, cwd=REPO, timeout=120)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+    assert 1 in seen_live  # live while it was played
+    assert query(tmp_path / "w.duckdb", "select count(*) from live_matches") == [(0,)]
+    ingest_files(tmp_path / "one.duckdb", path)
+    assert_same(tmp_path / "w.duckdb", tmp_path / "one.duckdb")
+    assert_same(tmp_path / "url.duckdb", tmp_path / "one.duckdb")
