@@ -12,13 +12,19 @@ is where:
     runs; it holds its process id.  :func:`watcher_present` asks whether the lock is held — a
     watcher killed with SIGKILL holds nothing, so a stale file never counts.
 ``<db>.watch.gate``
-    a watcher's batch takes it exclusive, then waits for the readers already inside to leave and
-    writes; a reader takes it shared only for the moment it opens the file.  A batch therefore
-    waits at most for the page runs already under way, and a page run waits at most for one
-    batch (a few milliseconds to a few tenths of a second): neither side starves the other.
+    held exclusive by the watcher while it has the file open; a reader takes it shared only for the
+    moment it opens the file.  A reader that finds the watcher holding the file waits at the gate.
+``<db>.watch.want``
+    a reader about to open the file holds it shared while it waits at the gate: the watcher, which
+    keeps the file open between its batches while nobody else wants it (opening a database and
+    checkpointing cost more than a batch of a second of lines), sees the lock taken at its next
+    poll, closes the file and opens the gate.  For its next batch it takes the gate again, waits
+    for the page runs already reading to end, and opens the file again.  A page run therefore
+    waits at most one poll and one batch, and a batch at most for the runs already under way:
+    neither side starves the other.
 
 The dashboard side of the protocol is :func:`read_gate` (used by ``app.ui``); the watcher's side
-is :func:`watching` and :func:`write_window`.  Every window also holds ``<db>.lock``, the lock
+is :func:`watching` and :class:`Writer`.  Every batch also holds ``<db>.lock``, the lock
 ``kifu ingest`` and the upload page hold while they swap a new file in, so a swap never loses a
 batch and a batch never lands in a file about to be replaced.
 """
@@ -44,6 +50,8 @@ from queries import DatabaseError
 READ_WAIT_S = 10.0
 #: Pause between two tries to open a file that readers still hold.
 RETRY_S = 0.02
+#: The write-ahead log's size at which DuckDB checkpoints a watcher's batches into the file.
+WAL_CHECKPOINT = "8MB"  # 1MB: checkpoints 8× as often, a database 5× as large before compaction
 
 
 def watch_file(db: Path) -> Path:
@@ -52,6 +60,10 @@ def watch_file(db: Path) -> Path:
 
 def gate_file(db: Path) -> Path:
     return db.with_name(db.name + ".watch.gate")
+
+
+def want_file(db: Path) -> Path:
+    return db.with_name(db.name + ".watch.want")
 
 
 def watcher_present(db: str | Path) -> bool:
@@ -104,9 +116,10 @@ def watching(db: str | Path) -> Iterator[Path]:
         fh.write(f"{os.getpid()}\n")
         fh.flush()
         gate_file(db).touch()
+        want_file(db).touch()
         yield path
     finally:
-        for p in (gate_file(db), path):  # gone before the lock is let go: a new watcher makes new files
+        for p in (gate_file(db), want_file(db), path):  # gone before the lock is let go: a new watcher makes new files
             try:
                 p.unlink()
             except OSError:
@@ -114,13 +127,27 @@ def watching(db: str | Path) -> Iterator[Path]:
         fh.close()
 
 
+#: A flag for :func:`_gate`: while waiting, say so on ``<db>.watch.want`` (a reader).
+_WANT = 1 << 20
+
+
 @contextmanager
 def _gate(db: Path, how: int, timeout: float | None) -> Iterator[bool]:
-    """Hold the gate (``how``: LOCK_SH or LOCK_EX); yields False when there is no gate (no watcher) or
-    the wait timed out."""
+    """Hold the gate (``how``: LOCK_SH or LOCK_EX, with :data:`_WANT`: holding the want lock shared
+    while waiting); yields False when there is no gate (no watcher) or the wait timed out."""
+    want: IO[Any] | None = None
+    if how & _WANT:
+        how &= ~_WANT
+        try:
+            want = open(want_file(db), "rb")  # noqa: SIM115 - closed below
+            fcntl.flock(want, fcntl.LOCK_SH)
+        except OSError:
+            want = None
     try:
         fh: IO[Any] = open(gate_file(db), "rb")  # noqa: SIM115 - closed below
     except OSError:
+        if want is not None:
+            want.close()
         yield False
         return
     try:
@@ -137,6 +164,8 @@ def _gate(db: Path, how: int, timeout: float | None) -> Iterator[bool]:
         yield True
     finally:
         fh.close()
+        if want is not None:
+            want.close()
 
 
 @contextmanager
@@ -147,23 +176,105 @@ def read_gate(db: str | Path, timeout: float = READ_WAIT_S) -> Iterator[bool]:
     if not watcher_present(db):
         yield False
         return
-    with _gate(db, fcntl.LOCK_SH, timeout):
+    with _gate(db, fcntl.LOCK_SH | _WANT, timeout):
         yield True
+
+
+class Writer:
+    """The watcher's hold on the database file: opened for a batch, kept open between batches while no
+    reader wants the file (:meth:`yield_to_readers`), closed for readers, for a compaction, and at the end."""
+
+    def __init__(self, db: str | Path, *, waiting: Callable[[str], None] | None = None) -> None:
+        self.db = Path(db)
+        self.waiting = waiting
+        self.con: duckdb.DuckDBPyConnection | None = None
+        self._gate: IO[Any] | None = None
+        self.identity: tuple[int, int] | None = None  # the file the open connection is on
+        self.opened = 0  # times the file was opened (a figure for benchmarks)
+
+    @contextmanager
+    def batch(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The connection for one batch, under ``<db>.lock`` (a swap waits for the batch, and the reverse)."""
+        from loaders.swap import db_lock
+
+        with db_lock(self.db, self.waiting):
+            if self.con is not None and file_identity(self.db) != self.identity:
+                self.release(checkpoint=False)  # a swap put another file there: this one is no more
+            if self.con is None:
+                self._take_gate()
+                self.con = _open_alone(self.db, self.waiting, None)
+                self.con.execute("set wal_autocheckpoint = ?", [WAL_CHECKPOINT])
+                self.identity = file_identity(self.db)
+                self.opened += 1
+            try:
+                yield self.con
+            except BaseException:
+                self.release(checkpoint=False)
+                raise
+
+    def _take_gate(self) -> None:
+        try:
+            fh = open(gate_file(self.db), "rb")  # noqa: SIM115 - closed in release()
+        except OSError:
+            return  # no watch files: a writer used outside kifu watch
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        self._gate = fh
+
+    def readers_waiting(self) -> bool:
+        """Whether a reader holds ``<db>.watch.want`` (waits for the file)."""
+        try:
+            with open(want_file(self.db), "rb") as fh:
+                try:
+                    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    return True
+        except OSError:
+            return False
+        return False
+
+    def yield_to_readers(self) -> bool:
+        """Close the file if a reader wants it (between batches); returns whether it did."""
+        if self.con is not None and self.readers_waiting():
+            self.release(checkpoint=False)
+            return True
+        return False
+
+    def release(self, *, checkpoint: bool) -> None:
+        """Close the file (``checkpoint``: fold the write-ahead log into it first) and open the gate."""
+        if self.con is not None:
+            try:
+                if not checkpoint:
+                    self.con.execute("pragma disable_checkpoint_on_shutdown")
+            except duckdb.Error:
+                pass
+            self.con.close()
+            self.con = None
+        if self._gate is not None:
+            self._gate.close()
+            self._gate = None
 
 
 @contextmanager
 def write_window(db: str | Path, *, waiting: Callable[[str], None] | None = None,
-                 stop: Callable[[], bool] | None = None) -> Iterator[duckdb.DuckDBPyConnection]:  # fmt: skip
+                 stop: Callable[[], bool] | None = None, checkpoint: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:  # fmt: skip
     """The watcher's connection for one batch: the ingest lock, the gate, then the file itself once the
-    readers inside have left.  ``waiting`` hears (once per window) what the batch waits for.  Closing
-    the connection checkpoints: no write-ahead log is left for a swap (``kifu ingest``) to miss."""
+    readers inside have left.  ``waiting`` hears (once per window) what the batch waits for.
+
+    ``checkpoint=False`` leaves the batch in DuckDB's write-ahead log ``<db>.wal`` when the window
+    closes; DuckDB checkpoints by itself once the log passes :data:`WAL_CHECKPOINT`.  A checkpoint
+    rewrites each table's newest row group whole, so one per small batch would cost the size of the
+    match every batch.  Readers replay the log as they open the file; a swap (``kifu ingest``) copies
+    it with the file."""
     from loaders.swap import db_lock
 
     db = Path(db)
     with db_lock(db, waiting), _gate(db, fcntl.LOCK_EX, None):
         con = _open_alone(db, waiting, stop)
         try:
+            con.execute("set wal_autocheckpoint = ?", [WAL_CHECKPOINT])
             yield con
+            if not checkpoint:
+                con.execute("pragma disable_checkpoint_on_shutdown")
         finally:
             con.close()
 

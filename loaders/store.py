@@ -136,6 +136,8 @@ MATCH_TABLES = ("raw_activities", "events", "penalties", "challenges", "special_
 
 #: Tables holding one row per match (or finer) that are rebuilt when a match grows.
 SUMMARY_TABLES = ("matches", "players", "rounds", "round_scores")
+#: Summary tables with a row per round (``round_no`` their second column).
+ROUND_TABLES = ("rounds", "round_scores")
 #: Summaries held back before being written together (one delete and one insert per table).
 SUMMARY_BATCH = 2000
 
@@ -284,6 +286,7 @@ class Store:
         self.rows_written: dict[str, int] = dict.fromkeys(TABLES, 0)
         self._ranges: dict[tuple[str, str], tuple[int, int]] | None = None
         self._summaries: dict[str, dict[str, list[tuple[Any, ...]]]] = {}
+        self._summary_from: dict[str, int] = {}
         self._spool_ready = False
         self._pieces: dict[int, tuple[str | None, str]] = {}  # spooled piece -> dealer group
         self._known_groups: set[tuple[str | None, str]] | None = None
@@ -632,9 +635,12 @@ class Store:
         self.flush()
         self.con.execute("delete from violations where match_id = ?", [match_id])
 
-    def replace_summary(self, match_id: str, rows: dict[str, list[tuple[Any, ...]]]) -> None:
-        """Rebuild one match's summary rows (keeping the run that first loaded it); written in batches."""
+    def replace_summary(self, match_id: str, rows: dict[str, list[tuple[Any, ...]]], from_round: int = 0) -> None:
+        """Rebuild one match's summary rows (keeping the run that first loaded it); written in batches.
+        ``from_round``: only its rounds from that one on changed (a match followed live: the rows of
+        the rounds before it are stored as they are)."""
         self._summaries[match_id] = rows
+        self._summary_from[match_id] = min(from_round, self._summary_from.get(match_id, from_round))
         if rows.get("matches"):
             row = rows["matches"][0]
             self._summary_groups.add((row[2], row[3]))
@@ -645,16 +651,27 @@ class Store:
         if not self._summaries:
             return
         summaries, self._summaries = self._summaries, {}
+        since, self._summary_from = self._summary_from, {}
         ids = pa.table({"match_id": pa.array(list(summaries), type=S)})  # noqa: F841
         first = dict(self.con.execute(
             "select match_id, first_run_id from matches where match_id in (select match_id from ids)"
         ).fetchall())  # fmt: skip
+        partial = {m: r for m, r in since.items() if r > 0}
         for table in SUMMARY_TABLES:
+            if table in ROUND_TABLES and partial:
+                for m, r in partial.items():
+                    self.con.execute(f"delete from {table} where match_id = ? and round_no >= ?", [m, r])
+                if len(partial) < len(summaries):
+                    self.con.execute(f"delete from {table} where match_id in (select match_id from ids) "
+                                     f"and match_id not in (select unnest(?::varchar[]))", [list(partial)])  # fmt: skip
+                continue
             self.con.execute(f"delete from {table} where match_id in (select match_id from ids)")
         combined: dict[str, list[tuple[Any, ...]]] = {t: [] for t in SUMMARY_TABLES}
         for match_id, rows in summaries.items():
             for table in SUMMARY_TABLES:
                 got = rows.get(table) or []
+                if table in ROUND_TABLES and match_id in partial:
+                    got = [r for r in got if r[1] is not None and r[1] >= partial[match_id]]
                 if table == "matches" and got and first.get(match_id) is not None:
                     names = [n for n, _ in TABLES["matches"]]
                     row = list(got[0])

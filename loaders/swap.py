@@ -13,6 +13,7 @@ import errno
 import fcntl
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -211,7 +212,19 @@ def _check_usable(db: Path) -> None:
     """Fail early, with the reason, on a file that is not a Kifu database (before copying it)."""
     import queries
 
-    con = queries.connect(db, read_only=True)
+    from loaders import live
+
+    for _ in range(int(live.READ_WAIT_S / live.RETRY_S)):
+        try:
+            with live.read_gate(db):  # a kifu watch holding the file lets go of it for the moment
+                con = queries.connect(db, read_only=True)
+            break
+        except queries.DatabaseError as exc:
+            if "locked" not in str(exc) or not live.watcher_present(db):
+                raise
+            time.sleep(live.RETRY_S)
+    else:
+        con = queries.connect(db, read_only=True)
     try:
         queries.check_schema(con, upgrade=True)
     finally:

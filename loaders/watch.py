@@ -4,7 +4,7 @@ tell each new finding the moment it is stored.
 A :class:`Watcher` keeps every match it follows open in memory — the ALGORI assembler with its
 replay, one per stream — so a batch costs what its new lines cost, however long the match already
 is.  Each batch is one DuckDB transaction written in place inside a short window
-(:func:`loaders.live.write_window`): the ``kifu ingest`` guarantees hold batch by batch (a kill at
+(:class:`loaders.live.Writer`): the ``kifu ingest`` guarantees hold batch by batch (a kill at
 any moment leaves the database as it was after the last batch; what is read again is recognised
 and skipped), and the dashboard reads between windows.  How and why: ``docs/live.md``.
 
@@ -31,10 +31,10 @@ from loaders.store import Store
 
 #: Records taken into one batch at the most (a backlog — a watcher started late — goes in several).
 MAX_BATCH = 20_000
-#: Compact the file (:func:`loaders.live.compact`) when a match ends and this share of it is free space …
-COMPACT_AT_END = 0.3
-#: … and when the watcher stops with this share free.
-COMPACT_AT_STOP = 0.1
+#: A batch at most this often (seconds): at the dealer's pace a batch holds a second or so of lines, so
+#: the fixed cost of a batch (opening the file, the inserts) is paid about once a second, while a
+#: finding is still printed within about a second of its line.
+BATCH_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class Watcher:
 
     def __init__(self, db: str | Path, feeds: list[Any], *, ruleset: Any = None, validate: bool = True,
                  on_finding: Callable[[Finding], None] | None = None, on_note: Callable[[str], None] | None = None,
-                 poll_s: float = 0.2, max_batch: int = MAX_BATCH) -> None:  # fmt: skip
+                 poll_s: float = 0.2, max_batch: int = MAX_BATCH, batch_s: float = BATCH_S) -> None:  # fmt: skip
         self.db = Path(db).resolve()
         self.feeds = feeds
         self.ruleset = ruleset
@@ -101,6 +101,9 @@ class Watcher:
         self.on_note = on_note or (lambda s: None)
         self.poll_s = poll_s
         self.max_batch = max_batch
+        self.batch_s = batch_s
+        self._ranges: Any = None  # the integer columns' ranges, asked once (Store._range)
+        self._summarised: dict[str, int] = {}  # match -> its seq when its summary rows were last written
         self.status = Status()
         self.run_id: int | None = None
         self.started = time.time()
@@ -118,8 +121,18 @@ class Watcher:
         self._last_logged: int | None = None
         self._names: dict[str, dict[str, str | None]] = {}  # match -> player code -> name
         self._stop = False
+        self._writer = live.Writer(self.db, waiting=self._waiting)
+        # Batches since the file was last compacted.  Small batches leave it larger than one ingest would
+        # (DuckDB stores each checkpoint's new rows in pieces of their own, and rewrites a table's newest
+        # row group whole); it is compacted (rewritten, :func:`loaders.live.compact`) once a match ends
+        # and when the watcher stops — once per match, never per batch.
+        self._since_compact = 0
 
     # -- the loop
+
+    def _waiting(self, what: str) -> None:
+        self.status.waiting = what
+        self.on_note(what)
 
     def stop(self) -> None:
         """Ask :meth:`run` to end after the batch under way (signal handlers call this)."""
@@ -130,19 +143,27 @@ class Watcher:
         (as a one-shot ingest of what was read would) and say no match is live any more."""
         with live.watching(self.db):
             try:
+                pending: list[Any] = []
+                last = 0.0
                 while not self._stop and not (until is not None and until()):
-                    items = self.poll()
-                    if items:
-                        self.batch(items)
+                    pending += self.poll()
+                    now = time.monotonic()
+                    if pending and (now - last >= self.batch_s or _records(pending) >= self.max_batch):
+                        self.batch(pending)
+                        pending, last = [], now
                     else:
                         time.sleep(self.poll_s)
+                    self._writer.yield_to_readers()  # a page waits to read: let go of the file
                     self._tick()
                     if on_tick is not None:
                         on_tick(self.status)
             finally:
-                self.batch([], final=True)
-                for f in self.feeds:
-                    f.close()
+                try:
+                    self.batch(pending if "pending" in locals() else [], final=True)
+                finally:
+                    self._writer.release(checkpoint=True)
+                    for f in self.feeds:
+                        f.close()
 
     def poll(self) -> list[Any]:
         """What the feeds added, up to :attr:`max_batch` records (the rest comes next time)."""
@@ -176,14 +197,9 @@ class Watcher:
         if final and not items and not self._asm and self.run_id is None:
             return []
         self.status.waiting = None
-
-        def waiting(what: str) -> None:
-            self.status.waiting = what
-            self.on_note(what)
-
         found: list[tuple[Any, ...]] = []
-        with live.write_window(self.db, waiting=waiting) as con:
-            if self._identity is not None and live.file_identity(self.db) != self._identity:
+        with self._writer.batch() as con:
+            if self._identity is not None and self._writer.identity != self._identity:
                 self.on_note(f"{self.db} was replaced by another Kifu run: reading the sources again from their start")
                 self._rewind()
                 return []
@@ -200,6 +216,7 @@ class Watcher:
                     self.run_id = int(queries.scalar(con, "select coalesce(max(run_id), 0) + 1 from load_runs"))
                     self._report.run_id = self.run_id
                 store = Store(con, self.run_id)
+                store._ranges = self._ranges
                 found = self._capture(store)
                 touched: dict[str, _Assembler] = {}
                 for item in items:
@@ -225,10 +242,10 @@ class Watcher:
                     self._rewind_after = True  # a match being followed was put together again: follow it afresh
                 store.flush()
                 store.close()
+                self._ranges = store._ranges
                 self._write_live(con, live_now, final)
                 self._write_run(con, store)
                 con.execute("commit")
-                free = live.free_share(con)
             except BaseException:
                 try:
                     store.close(discard=True)  # type: ignore[possibly-undefined]
@@ -243,10 +260,14 @@ class Watcher:
             told = self._new_findings(snapshot, found)
             snapshot.execute("rollback")
             snapshot.close()
-        if (final and free > COMPACT_AT_STOP) or (self._ended and free > COMPACT_AT_END):
-            live.compact(self.db, waiting)  # the space the batches left behind given back
+        self._identity = self._writer.identity
+        self._since_compact += 1
+        if (final or self._ended) and self._since_compact:
+            self._since_compact = 0
+            self._writer.release(checkpoint=True)
+            live.compact(self.db, self._waiting)  # the space the batches left behind given back
+            self._identity = live.file_identity(self.db)
         self._ended = False
-        self._identity = live.file_identity(self.db)
         if self._rewind_after:
             self._rewind_after = False
             self._rewind()
@@ -262,15 +283,20 @@ class Watcher:
         """Every ``violations`` row the batch writes, in order."""
         rows: list[tuple[Any, ...]] = []
         add, extend, add_violation = store.add, store.extend, store.add_violation
+        self._new_events = 0
 
         def add_(table: str, row: tuple[Any, ...]) -> None:
             if table == "violations":
                 rows.append(row)
+            elif table == "events":
+                self._new_events += 1
             add(table, row)
 
         def extend_(table: str, batch: Any) -> None:
             if table == "violations":
                 rows.extend(batch if isinstance(batch, list) else [tuple(r.values()) for r in batch.to_pylist()])
+            elif table == "events":
+                self._new_events += len(batch) if isinstance(batch, list) else batch.num_rows
             extend(table, batch)
 
         def add_violation_(v: Any) -> None:
@@ -371,8 +397,12 @@ class Watcher:
                 if m.replay is not None:
                     m.ruleset = m.replay.ruleset
                 self._names[m.match_id] = dict(m.players)
-                if m.new_events:
-                    store.replace_summary(m.match_id, algori.summary_rows(m, store.run_id))
+                if m.new_events and self._summarised.get(m.match_id) != m.seq:
+                    prev = self._summarised.get(m.match_id)
+                    changed = [r.round_no for r in m.rounds.values() if prev is None or r.last_seq > prev]
+                    store.replace_summary(m.match_id, algori.summary_rows(m, store.run_id),
+                                          from_round=min(changed) if prev is not None and changed else 0)  # fmt: skip
+                    self._summarised[m.match_id] = m.seq
                 if m.finish is not None and m.match_id not in self._finished:
                     self._finished.add(m.match_id)
                     self._ended = True
@@ -403,9 +433,10 @@ class Watcher:
 
     def _write_run(self, con: Any, store: Store) -> None:
         r = self._report
-        events = int(queries.scalar(con, "select count(*) from events where run_id = ?", [self.run_id]))
-        self.status.events, added = events, events - self.status.events
-        self._rates.append((time.monotonic(), max(0, added)))
+        added = self._new_events
+        self.status.events += added
+        events = self.status.events
+        self._rates.append((time.monotonic(), added))
         con.execute("delete from load_runs where run_id = ?", [self.run_id])
         con.execute(
             "insert into load_runs values (?, to_timestamp(?), to_timestamp(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -455,6 +486,10 @@ class Watcher:
 
     def lag_s(self) -> float | None:
         return None if self._last_logged is None else max(0.0, time.time() - self._last_logged / 1000)
+
+
+def _records(items: list[Any]) -> int:
+    return sum(len(i.records) for i in items if isinstance(i, Lines))
 
 
 def _other_game(doc: Any) -> bool:
