@@ -418,3 +418,78 @@ def test_kakomimasu_game_followed_turn_by_turn(tmp_path: Path) -> None:
     ingest_files(tmp_path / "one.duckdb", path)
     assert_same(tmp_path / "w.duckdb", tmp_path / "one.duckdb")
     assert_same(tmp_path / "url.duckdb", tmp_path / "one.duckdb")
+
+
+def test_ingest_into_a_watched_database(tmp_path: Path) -> None:
+    """``kifu ingest`` of another log into the database a watcher writes: the ingest waits for the batch
+    under way and swaps its file in; the watcher notices the new file and reads its source again
+    (recognising what is stored) — the database ends as a one-shot ingest of both logs."""
+    a, b = fixture_path("misbehave_bind2_40"), fixture_path("speciallogic_timeout_probe_2")
+    lines = lines_of(a)
+    log = tmp_path / "a.log"
+    log.write_bytes(b"".join(lines[: len(lines) // 2]))
+    db = tmp_path / "w.duckdb"
+    w = Watcher(db, [follow_path(log, settle_s=0.2)], poll_s=0.01)
+    state: dict[str, Any] = {"step": 0}
+
+    def ingest_then_write() -> None:  # another process ingests while the watcher runs
+        state["ingest"] = subprocess.run(_kifu("ingest", str(b), "--db", str(db), "--no-progress"),
+                                         capture_output=True, text=True, cwd=REPO, timeout=120)  # fmt: skip
+        append_slowly(log, lines[len(lines) // 2:], chunk=2000, pause=0)
+        state["t"] = time.monotonic()
+        state["step"] = 2
+
+    def until() -> bool:
+        if state["step"] == 0 and w.status.events >= len(lines) // 2:
+            state["step"] = 1
+            threading.Thread(target=ingest_then_write, daemon=True).start()
+        return state["step"] == 2 and w.status.behind == 0 and time.monotonic() - state["t"] > 2.0
+
+    w.run(until=until)
+    assert state["ingest"].returncode == 0, state["ingest"].stderr
+    ingest_files(tmp_path / "one.duckdb", a, b)
+    assert_same(db, tmp_path / "one.duckdb")
+
+
+def test_a_reader_gets_the_file_within_a_poll(tmp_path: Path) -> None:
+    """The watcher keeps the file open between batches; a reader that asks (the gate) gets it at once."""
+    log = tmp_path / "a.log"
+    log.write_bytes(gzip.open(fixture_path("speciallogic_timeout_probe_2")).read())
+    db = tmp_path / "w.duckdb"
+    w = Watcher(db, [follow_path(log, settle_s=0.1)], poll_s=0.05)
+    waits: list[float] = []
+
+    def reader() -> None:
+        while w.status.batches == 0:
+            time.sleep(0.01)
+        for _ in range(5):
+            t = time.monotonic()
+            assert count_events(db) > 0
+            waits.append(time.monotonic() - t)
+            time.sleep(0.2)
+
+    th = threading.Thread(target=reader)
+    th.start()
+    w.run(until=lambda: not th.is_alive())
+    th.join()
+    assert len(waits) == 5 and max(waits) < 2.0, waits
+    assert w._writer.opened >= 2  # it let go for the reader and took the file back
+
+
+def test_names_from_the_log_are_printed_inert(tmp_path: Path) -> None:
+    """A bot's name with terminal escapes, a bell and a line break: the text line shows them escaped,
+    the JSON line gives the name back exactly."""
+    evil = "Mis\x1b[2J\x1b]0;pwned\x07be\nhaver"
+    data = gzip.open(fixture_path("misbehave_bind2_40")).read().replace(b'"Misbehaver"', json.dumps(evil).encode())
+    log = tmp_path / "m.log"
+    log.write_bytes(data)
+    out = {}
+    for fmt in ("text", "json"):
+        r = subprocess.run(_kifu("watch", str(log), "--db", str(tmp_path / f"{fmt}.duckdb"), "--format", fmt,
+                                 "--player", evil, "--fail-on", "error", "--no-status"),
+                           capture_output=True, cwd=REPO, timeout=120)  # fmt: skip
+        assert r.returncode == 1, r.stderr
+        out[fmt] = r.stdout
+    assert out["text"] and b"\x1b" not in out["text"] and b"\x07" not in out["text"]
+    assert all(line.count(b"\n") == 0 for line in out["text"].splitlines())
+    assert {json.loads(line)["player_name"] for line in out["json"].splitlines()} == {evil}
