@@ -46,6 +46,8 @@ LABELS = {
     "challenge_back": N_("{who} takes the wild draw 4 back, draws 4 and must play again"),
     "challenge_drew": N_("{who} draws {n}"), "challenge_back_only": N_("{who} takes the wild draw 4 back and draws 4"), "shown_to": N_("{who}'s hand, shown only to {to}"),
     "shown_hidden": N_("only {to} sees these cards"), "taken_back": N_("taken back by {who}"),
+    "follow_on": N_("● live — following the newest event"),
+    "follow_paused": N_("Paused — switch on Follow live again to go on"),
 }  # fmt: skip
 
 #: Texts every game's replayer shows (the headline, findings), by key; the games' own labels win.

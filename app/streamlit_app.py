@@ -28,13 +28,6 @@ def _language_switch() -> None:
     st.query_params["lang"] = st.session_state["lang"]
 
 
-st.html(ui.PHONE_STYLE)
-_language_switch()
-con = ui.connect()
-ui.settings_warning()
-games = q.games_present(con) if con is not None else []
-has_uno = not games or "algori-uno" in games  # an empty database shows ALGORI's pages (and how to fill them)
-
 def _matches_alias() -> None:
     """``/matches`` typed or reloaded: the Matches page lives at ``/`` (the default page), keep the query."""
     st.switch_page("app_pages/matches.py", query_params=dict(st.query_params))
@@ -48,44 +41,58 @@ GAME_OF = {"round_browser": "algori-uno", "player_rounds": "algori-uno", "penalt
            "chaser_games": "chaser", "": None, "home": None, "matches": None, "players": None, "standings": None,
            "upload": None}  # fmt: skip
 
-pages: dict[str, list[st.Page]] = {
-    _("Matches"): [
-        st.Page("app_pages/matches.py", title=_("Matches"), icon=":material/leaderboard:", url_path="home", default=True),
-    ],
-}
-if has_uno:  # ALGORI UNO's pages, in the order a contestant uses them: the round, the bot, the penalties
-    pages[_("ALGORI UNO")] = [
-        st.Page("app_pages/round_browser.py", title=_("Round replayer"), icon=":material/style:", url_path="round_browser"),
-        st.Page("app_pages/player_rounds.py", title=_("Where did my bot go wrong?"), icon=":material/troubleshoot:",
-                url_path="player_rounds"),
-        st.Page("app_pages/penalties.py", title=_("Penalties"), icon=":material/gavel:", url_path="penalties"),
-        st.Page("app_pages/challenges.py", title=_("Challenges"), icon=":material/swords:", url_path="challenges"),
-        st.Page("app_pages/special_logic.py", title=_("Special logic"), icon=":material/auto_awesome:", url_path="special_logic"),
-        st.Page("app_pages/violations.py", title=_("Violations"), icon=":material/rule:", url_path="violations"),
+
+# Every run reads the database through one lease (app/ui.py): while a `kifu watch` writes the file, the
+# run lets go of it when it ends, however it ends (st.stop, st.rerun and st.switch_page pass through finally).
+ui.begin_run()
+try:
+    st.html(ui.PHONE_STYLE)
+    _language_switch()
+    con = ui.connect()
+    ui.settings_warning()
+    games = q.games_present(con) if con is not None else []
+    has_uno = not games or "algori-uno" in games  # an empty database shows ALGORI's pages (and how to fill them)
+
+    pages: dict[str, list[st.Page]] = {
+        _("Matches"): [
+            st.Page("app_pages/matches.py", title=_("Matches"), icon=":material/leaderboard:", url_path="home", default=True),
+        ],
+    }
+    if has_uno:  # ALGORI UNO's pages, in the order a contestant uses them: the round, the bot, the penalties
+        pages[_("ALGORI UNO")] = [
+            st.Page("app_pages/round_browser.py", title=_("Round replayer"), icon=":material/style:", url_path="round_browser"),
+            st.Page("app_pages/player_rounds.py", title=_("Where did my bot go wrong?"), icon=":material/troubleshoot:",
+                    url_path="player_rounds"),
+            st.Page("app_pages/penalties.py", title=_("Penalties"), icon=":material/gavel:", url_path="penalties"),
+            st.Page("app_pages/challenges.py", title=_("Challenges"), icon=":material/swords:", url_path="challenges"),
+            st.Page("app_pages/special_logic.py", title=_("Special logic"), icon=":material/auto_awesome:", url_path="special_logic"),
+            st.Page("app_pages/violations.py", title=_("Violations"), icon=":material/rule:", url_path="violations"),
+        ]
+    if "kakomimasu" in games:
+        pages[_("Kakomimasu")] = [
+            st.Page("app_pages/kakomimasu_board.py", title=_("Kakomimasu board"), icon=":material/grid_on:",
+                    url_path="kakomimasu_board"),
+            st.Page("app_pages/kakomimasu_analysis.py", title=_("Kakomimasu points and actions"), icon=":material/insights:",
+                    url_path="kakomimasu_analysis"),
+        ]
+    if "chaser" in games:
+        pages[_("CHaser")] = [
+            st.Page("app_pages/chaser_board.py", title=_("CHaser replay"), icon=":material/videogame_asset:",
+                    url_path="chaser_board"),
+            st.Page("app_pages/chaser_games.py", title=_("CHaser games and bots"), icon=":material/sports_score:",
+                    url_path="chaser_games"),
+        ]
+    pages[_("Compare")] = [  # every game's bots and standings (each page has a game choice)
+        st.Page("app_pages/players.py", title=_("Players"), icon=":material/smart_toy:", url_path="players"),
+        st.Page("app_pages/standings.py", title=_("Standings"), icon=":material/emoji_events:", url_path="standings"),
     ]
-if "kakomimasu" in games:
-    pages[_("Kakomimasu")] = [
-        st.Page("app_pages/kakomimasu_board.py", title=_("Kakomimasu board"), icon=":material/grid_on:",
-                url_path="kakomimasu_board"),
-        st.Page("app_pages/kakomimasu_analysis.py", title=_("Kakomimasu points and actions"), icon=":material/insights:",
-                url_path="kakomimasu_analysis"),
+    pages[_("Data")] = [
+        st.Page("app_pages/upload.py", title=_("Upload a log"), icon=":material/upload_file:", url_path="upload"),
+        st.Page(_matches_alias, title=_("Matches"), url_path="matches", visibility="hidden"),
     ]
-if "chaser" in games:
-    pages[_("CHaser")] = [
-        st.Page("app_pages/chaser_board.py", title=_("CHaser replay"), icon=":material/videogame_asset:",
-                url_path="chaser_board"),
-        st.Page("app_pages/chaser_games.py", title=_("CHaser games and bots"), icon=":material/sports_score:",
-                url_path="chaser_games"),
-    ]
-pages[_("Compare")] = [  # every game's bots and standings (each page has a game choice)
-    st.Page("app_pages/players.py", title=_("Players"), icon=":material/smart_toy:", url_path="players"),
-    st.Page("app_pages/standings.py", title=_("Standings"), icon=":material/emoji_events:", url_path="standings"),
-]
-pages[_("Data")] = [
-    st.Page("app_pages/upload.py", title=_("Upload a log"), icon=":material/upload_file:", url_path="upload"),
-    st.Page(_matches_alias, title=_("Matches"), url_path="matches", visibility="hidden"),
-]
-page = st.navigation(pages, expanded=True)  # every game's pages in view: no "View more"
-ui.sidebar_filters(con, GAME_OF.get(page.url_path))
-st.sidebar.caption(_("Database: {name} · {note}").format(name=ui.code(ui.db_path().name), note=_(ui.UPLOAD_NOTE[uploads.policy()])))
-page.run()
+    page = st.navigation(pages, expanded=True)  # every game's pages in view: no "View more"
+    ui.sidebar_filters(con, GAME_OF.get(page.url_path))
+    st.sidebar.caption(_("Database: {name} · {note}").format(name=ui.code(ui.db_path().name), note=_(ui.UPLOAD_NOTE[uploads.policy()])))
+    page.run()
+finally:
+    ui.end_run()

@@ -7,11 +7,15 @@ through Streamlit elements that render text, never raw HTML.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import os
 import re
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +26,7 @@ import streamlit as st
 import queries
 from app import i18n, replayer
 from kifu import settings
+from loaders import live
 from app.i18n import N_, _
 from queries import dashboard as q
 
@@ -91,6 +96,8 @@ _LOCK = threading.Lock()
 _HUB: duckdb.DuckDBPyConnection | None = None
 #: database file -> (modification stamp, catalog name it is attached under)
 _OPEN: dict[str, tuple[int, str]] = {}
+#: catalog -> how many leases (page runs, fragment runs, single queries) use it right now
+_USERS: dict[str, int] = {}
 _GENERATION = [0]
 #: Catalogs of database files without a table yet (an empty file DuckDB made): no data, like no file.
 _NO_TABLES: set[str] = set()
@@ -142,32 +149,50 @@ def settings_warning() -> None:
 
 
 def _open(path: Path, broken: str | None = None) -> str:
-    """The catalog name under which the current version of ``path`` is attached.
+    """The catalog name under which the current version of ``path`` is attached (attached now if need be).
 
     An ingest writes a copy and renames it over the file (``loaders.swap``).  Each version of
     the file is ATTACHed under its own name (ATTACH bypasses DuckDB's per-path instance cache,
     which would otherwise keep serving the replaced file while any session still reads it);
-    the previous version is detached.  ``broken``: a catalog a caller found unusable.
+    the previous version is detached as soon as no page run uses it.  ``broken``: a catalog a
+    caller found unusable.  A watcher's gate is the caller's business (:func:`_acquire`).
     """
     stamp = path.stat().st_mtime_ns
     key = str(path)
     with _LOCK:
-        current = _OPEN.get(key)
-        if current is not None and current[0] == stamp and current[1] != broken:
-            return current[1]
-        hub = _hub()
-        _GENERATION[0] += 1
-        name = f"kifu_v{_GENERATION[0]}"
-        queries.attach_read_only(hub, path, name)
-        if not queries.table_count(hub, name):
-            _NO_TABLES.add(name)
-        _OPEN[key] = (stamp, name)
-        if current is not None:
-            try:
-                hub.execute(f"detach database if exists {current[1]}")
-            except duckdb.Error:  # still in use by a running query: it goes when that ends
-                pass
-        return name
+        return _current_locked(path, key, stamp, broken)
+
+
+def _current_locked(path: Path, key: str, stamp: int, broken: str | None) -> str:
+    """:func:`_open` with ``_LOCK`` held."""
+    current = _OPEN.get(key)
+    if current is not None and current[0] == stamp and current[1] != broken:
+        return current[1]
+    hub = _hub()
+    _GENERATION[0] += 1
+    name = f"kifu_v{_GENERATION[0]}"
+    queries.attach_read_only(hub, path, name)
+    if not queries.table_count(hub, name):
+        _NO_TABLES.add(name)
+    _OPEN[key] = (stamp, name)
+    _USERS.setdefault(name, 0)
+    if current is not None and not _USERS.get(current[1]):  # in use: it goes when its last run ends
+        _detach_locked(current[1])
+    return name
+
+
+def _detach_locked(name: str) -> None:
+    """Let go of a catalog (``_LOCK`` held): the file is closed, a watcher may write it."""
+    _USERS.pop(name, None)
+    _NO_TABLES.discard(name)
+    for key, (_stamp, current) in list(_OPEN.items()):
+        if current == name:
+            del _OPEN[key]
+    if _HUB is not None:
+        try:
+            _HUB.execute(f"detach database if exists {name}")
+        except duckdb.Error:  # the hub is closing: the file goes with it
+            pass
 
 
 def close_all() -> None:
@@ -178,8 +203,188 @@ def close_all() -> None:
             _HUB.close()
         _HUB = None
         _OPEN.clear()
+        _USERS.clear()
         _NO_TABLES.clear()
         _MEMORY_REFUSED[0] = None
+
+
+# ----------------------------------------------------------------------------- reading while a watcher writes
+#
+# A ``kifu watch`` writes the database in place, batch by batch, and DuckDB keeps every writer out
+# while any process has the file open (``loaders/live.py``).  While a watcher is present the
+# dashboard therefore holds the file only while a page run uses it: each run (and each fragment
+# run) takes a *lease* on the current attachment — through the watcher's gate, so a waiting batch
+# is never starved — and gives it back when it ends; the last lease of an attachment detaches it.
+# Without a watcher the attachment stays (by modification stamp), as it always did.
+
+
+class _Busy(OSError):
+    """The file stayed locked by a writer for longer than a page waits (the page says "being updated")."""
+
+
+class _Lease:
+    """One run's use of one attachment (its own cursor on it)."""
+
+    __slots__ = ("catalog", "cursor", "key", "path")
+
+    def __init__(self, path: Path, key: str, catalog: str, cursor: duckdb.DuckDBPyConnection) -> None:
+        self.path, self.key, self.catalog, self.cursor = path, key, catalog, cursor
+
+
+#: How long a page run tries to open the file a writer holds before it says "being updated".
+READ_WAIT_S = live.READ_WAIT_S
+_RUN = threading.local()  # .depth: nested run scopes on this thread; .leases: path -> _Lease
+_JANITOR: list[threading.Thread] = []
+
+
+def _locked(exc: BaseException) -> bool:
+    return "lock" in str(exc).lower()
+
+
+def _take(path: Path, key: str, broken: str | None) -> _Lease:
+    """A lease on the current attachment of ``path``, attaching it if need be (the gate, if any, is held)."""
+    stamp = path.stat().st_mtime_ns
+    with _LOCK:
+        name = _current_locked(path, key, stamp, broken)
+        cur = _hub().cursor()
+        try:
+            cur.execute(f"use {name}")
+        except duckdb.Error:
+            cur.close()
+            raise
+        _USERS[name] = _USERS.get(name, 0) + 1
+        return _Lease(path, key, name, cur)
+
+
+def _acquire(path: Path, broken: str | None = None) -> _Lease:
+    """A lease on ``path`` for this thread: the run's own when a run scope is open (taken once per run),
+    else a new one the caller gives back (:func:`_release`) after one query."""
+    key = str(path)
+    leases = getattr(_RUN, "leases", None) if getattr(_RUN, "depth", 0) else None
+    if leases is not None:
+        held = leases.get(key)
+        if held is not None and held.catalog != broken:
+            return held
+        if held is not None:  # unusable: give it back before queueing at the gate again
+            del leases[key]
+            _release(held)
+    _start_janitor()
+    deadline = time.monotonic() + READ_WAIT_S
+    while True:
+        try:
+            with live.read_gate(path, timeout=max(0.0, deadline - time.monotonic())):
+                lease = _take(path, key, broken)
+            break
+        except queries.DatabaseError as exc:  # a writer got in between (a watcher that has just started)
+            if not _locked(exc) or not live.watcher_present(path):
+                raise  # another program holds the file for writing: said as it is ("locked")
+            if time.monotonic() >= deadline:
+                raise _Busy(str(exc)) from None
+            broken = None
+            time.sleep(live.RETRY_S)
+    if leases is not None:
+        leases[key] = lease
+    return lease
+
+
+def _release(lease: _Lease) -> None:
+    """Give a lease back; the last one of an attachment detaches it when the file was replaced or a watcher
+    is writing it (the watcher's next batch waits for nothing else)."""
+    watched = live.watcher_present(lease.path)
+    with _LOCK:
+        try:
+            lease.cursor.close()
+        except duckdb.Error:
+            pass
+        left = _USERS.get(lease.catalog)
+        if left is None:  # detached already (close_all)
+            return
+        _USERS[lease.catalog] = left = max(0, left - 1)
+        current = _OPEN.get(lease.key)
+        if not left and (watched or current is None or current[1] != lease.catalog):
+            _detach_locked(lease.catalog)
+
+
+def begin_run() -> None:
+    """A script run starts (``streamlit_app.py``): what this thread still holds from an earlier run goes."""
+    _end_scope()
+    _RUN.depth, _RUN.leases = 1, {}
+
+
+def end_run() -> None:
+    """A script run ends (``finally`` in ``streamlit_app.py``): its leases are given back."""
+    _RUN.depth = 0
+    _end_scope()
+
+
+def _end_scope() -> None:
+    leases = getattr(_RUN, "leases", None) or {}
+    _RUN.leases = {}
+    for lease in leases.values():
+        _release(lease)
+
+
+@contextmanager
+def reading() -> Iterator[None]:
+    """A run scope: every query inside shares one lease per database file, given back at the end of the
+    outermost scope (a fragment's own run, a deferred download).  Nested inside a script run it adds nothing."""
+    depth = getattr(_RUN, "depth", 0)
+    if not depth:
+        _RUN.leases = {}
+    _RUN.depth = depth + 1
+    try:
+        yield
+    finally:
+        _RUN.depth = depth
+        if not depth:
+            _end_scope()
+
+
+def fragment(fn: Any = None, *, run_every: float | None = None, key: str | None = None) -> Any:
+    """``st.fragment`` whose runs read through their own run scope (:func:`reading`): a fragment that reruns
+    by itself (``run_every``) or on a widget gives the file back when it ends, like a whole script run."""
+
+    def wrap(f: Any) -> Any:
+        @functools.wraps(f)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            with reading():
+                return f(*args, **kwargs)
+
+        return st.fragment(inner, run_every=run_every, key=key)
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def _start_janitor() -> None:
+    """One daemon thread per dashboard process: while a watcher writes, an attachment no run uses is let go
+    within a fifth of a second (a dashboard left idle, its file attached before the watcher started)."""
+    if _JANITOR:
+        return
+    with _LOCK:
+        if _JANITOR:
+            return
+        t = threading.Thread(target=_janitor, name="kifu-reader-janitor", daemon=True)
+        _JANITOR.append(t)
+    t.start()
+
+
+def _janitor() -> None:
+    while True:
+        time.sleep(0.2)
+        try:
+            _let_go_idle()
+        except Exception:  # noqa: BLE001 - never let the janitor die
+            pass
+
+
+def _let_go_idle() -> None:
+    with _LOCK:
+        idle = [(key, entry) for key, entry in _OPEN.items() if not _USERS.get(entry[1])]
+    for key, entry in idle:
+        if live.watcher_present(key):
+            with _LOCK:
+                if _OPEN.get(key) == entry and not _USERS.get(entry[1]):
+                    _detach_locked(entry[1])
 
 
 class _Result:
@@ -202,23 +407,28 @@ class _Result:
 
 
 class Db:
-    """A read-only cursor on the dashboard's database that survives the file being swapped.
+    """A read-only cursor on the dashboard's database that survives the file being swapped or written.
 
-    While viewers click, an ingest may rename a new file over the database and another session
-    may close the shared connection.  A query that fails then (``Connection already closed``,
-    ``No open result set``, ``connection is busy``…) is retried once on a fresh connection; if
-    that fails too the viewer sees one line asking to reload, never a traceback.
+    Queries run on the current run's lease (:func:`_acquire`: the attachment of the file, taken once
+    per page run, through a watcher's gate while one writes), or on a lease of their own outside a
+    run.  While viewers click, an ingest may rename a new file over the database, or a watcher may
+    write it between two runs.  A query that fails then (``Connection already closed``, ``No open
+    result set``, the file locked…) is retried once on a fresh lease, through the gate again; if that
+    fails too the viewer sees one line asking to reload, never a traceback.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._catalog = _open(path)
-        self._cur = self._cursor()
+        lease = _acquire(path)
+        self._catalog = lease.catalog
+        self._done(lease)
 
-    def _cursor(self) -> duckdb.DuckDBPyConnection:
-        cur = _hub().cursor()
-        cur.execute(f"use {self._catalog}")
-        return cur
+    @staticmethod
+    def _done(lease: _Lease) -> None:
+        """A lease of one query (outside a run scope) goes back at once."""
+        if getattr(_RUN, "depth", 0) and getattr(_RUN, "leases", {}).get(lease.key) is lease:
+            return
+        _release(lease)
 
     @property
     def catalog(self) -> str:
@@ -233,16 +443,33 @@ class Db:
 
     def run(self, fn: Any) -> Any:
         try:
-            return fn(self._cur)
-        except duckdb.Error:
-            pass
+            lease = _acquire(self.path)
+        except (queries.DatabaseError, OSError):
+            lease = None
+        if lease is not None:
+            self._catalog = lease.catalog
+            try:
+                return fn(lease.cursor)
+            except duckdb.Error:
+                pass
+            finally:
+                self._done(lease)
         try:
-            self._catalog = _open(self.path, broken=self._catalog)
-            self._cur = self._cursor()
-            return fn(self._cur)
-        except (duckdb.Error, queries.DatabaseError, OSError):
-            st.warning(_("The database is being updated right now — reload the page in a moment."))
-            st.stop()
+            lease = _acquire(self.path, broken=self._catalog)
+        except (queries.DatabaseError, OSError):
+            self._busy()
+        self._catalog = lease.catalog
+        try:
+            return fn(lease.cursor)
+        except duckdb.Error:
+            self._busy()
+        finally:
+            self._done(lease)
+
+    @staticmethod
+    def _busy() -> Any:
+        st.warning(_("The database is being updated right now — reload the page in a moment."))
+        st.stop()
 
 
 def connect() -> Db | None:
@@ -269,6 +496,30 @@ def require_data() -> Db:
             name=code(db_path().name), command=code(f"kifu ingest LOG --db {db_path().name}")))  # fmt: skip
         st.stop()
     return con
+
+
+# ----------------------------------------------------------------------------- matches being played
+
+#: The mark of a match a ``kifu watch`` is following while it is played (tables, the sidebar's picker).
+LIVE = N_("● live")
+
+
+def watcher_present() -> bool:
+    """Whether a ``kifu watch`` is writing the dashboard's database right now (``loaders.live``)."""
+    return live.watcher_present(db_path())
+
+
+def live_matches(con: Db | None) -> pd.DataFrame:
+    """The matches being played right now, newest first (``queries.dashboard.live_matches``): the rows a watcher
+    wrote, and only while it runs (one killed leaves rows that mean nothing)."""
+    if con is None or not watcher_present():
+        return pd.DataFrame(columns=q.LIVE_COLUMNS)
+    return q.live_matches(con)
+
+
+def live_ids(con: Db | None) -> set[str]:
+    """The ids of the matches being played right now."""
+    return {str(m) for m in live_matches(con)["match_id"]}
 
 
 # ----------------------------------------------------------------------------- shared filters
@@ -406,23 +657,29 @@ def white_wild_words(value: Any) -> str:
     return _(WHITE_WILD[value]) if value in WHITE_WILD else value
 
 
-def match_labels(matches: Any) -> dict[str, str]:
-    """Picker labels a person can tell apart: name · board or length · date · short code (no game: the picker is one game's)."""
+def match_labels(matches: Any, live: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
+    """Picker labels a person can tell apart: name · board or length · date · short code (no game: the picker
+    is one game's).
+
+    A match being played (``live``) is marked "● live" and goes without its length, which grows: a select box
+    keeps its choice by label, and a label that changes under it between two runs would lose it."""
     out: dict[str, str] = {}
     for r in matches.itertuples(index=False):
         when = r.started_at.strftime("%Y-%m-%d %H:%M") if pd.notna(r.started_at) else "?"
         name = r.name if isinstance(r.name, str) and r.name else None  # an unnamed game: its board and date say it
         n = num(r.rounds_played, 0)
+        playing = str(r.match_id) in live
         if r.game == "algori-uno" and rules_family(getattr(r, "ruleset", None)) == JUA:
             parts = [name, _(RULE_SHORT[JUA]), _("{n} players").format(n=num(getattr(r, "n_players", None), 0)),
-                     _("{n} rounds").format(n=n), when, r.short_id]  # fmt: skip
+                     None if playing else _("{n} rounds").format(n=n), when, r.short_id]  # fmt: skip
         elif r.game == "algori-uno":
-            parts = [name, _("{n} rounds").format(n=n), when, r.short_id]
+            parts = [name, None if playing else _("{n} rounds").format(n=n), when, r.short_id]
         elif r.game == "kakomimasu":
-            parts = [name, r.board if isinstance(r.board, str) else "?", _("{n} turns").format(n=n), when, r.short_id]
+            parts = [name, r.board if isinstance(r.board, str) else "?",
+                     None if playing else _("{n} turns").format(n=n), when, r.short_id]  # fmt: skip
         else:
             parts = [name, r.board if isinstance(r.board, str) else "?", when, r.short_id]
-        out[str(r.match_id)] = " · ".join(str(x) for x in parts if x is not None and x == x)
+        out[str(r.match_id)] = " · ".join([_(LIVE)] * playing + [str(x) for x in parts if x is not None and x == x])
     return out
 
 
@@ -482,7 +739,8 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
             state[gkey] = game_of[last] if last in game_of else present[0]
         if len(present) > 1:
             counts = every["game"].value_counts()
-            shown = {g: f"{game_name(g)} ({int(counts.get(g, 0))})" for g in present}  # translated now (see choices)
+            watched = watcher_present()  # a new match would change a count under the picker and lose its choice
+            shown = {g: game_name(g) if watched else f"{game_name(g)} ({int(counts.get(g, 0))})" for g in present}
             remember("filter.game", st.sidebar.selectbox(_("Game"), present, key=gkey, format_func=shown.get))
         chosen = state[gkey]
     else:
@@ -491,7 +749,8 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
     key = match_key(chosen)
     state["filter.match_key"] = key
     ids = list(matches["match_id"])
-    labels = match_labels(matches)
+    playing = live_ids(con)
+    labels = match_labels(matches, playing)
     if wanted in ids:
         state[key] = wanted
     if state.get(key) not in ids:  # first visit of this game's matches: the one last shown, else the newest
@@ -511,6 +770,9 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
                          icon=":material/open_in_new:")  # fmt: skip
     st.sidebar.selectbox(_("Match"), ids, key=key, format_func=lambda m: labels.get(m, m))
     match = state[key]
+    if match in playing:
+        st.sidebar.caption(_("Being played: a page shows what was stored when it ran (Matches and the replayer's "
+                             "Follow live update themselves)."))  # fmt: skip
     state["filter.game_shown"] = chosen
     state[f"filter.last.{chosen}"] = match
     names = q.player_names(con, match)

@@ -288,7 +288,8 @@ def _open_alone(db: Path, waiting: Callable[[str], None] | None,
         try:
             return queries.connect(db)
         except DatabaseError as exc:
-            if "locked" not in str(exc):
+            # "Unique file handle conflict": a reader in this very process has the file attached
+            if "locked" not in str(exc) and "file handle conflict" not in str(exc).lower():
                 raise
             if stop is not None and stop():
                 raise

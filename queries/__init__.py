@@ -159,6 +159,11 @@ def attach_read_only(hub: duckdb.DuckDBPyConnection, path: str | Path, name: str
     try:
         hub.execute(f"attach '{literal}' as {name} (read_only)")
     except duckdb.Error as exc:
+        if "lock" in str(exc).lower():
+            raise DatabaseError(
+                f"{path}: the database is locked by another program writing it "
+                "(a DuckDB shell, or a Kifu older than this one); close it, or wait for it to finish"
+            ) from exc
         raise DatabaseError(f"{path}: not a DuckDB database ({str(exc).splitlines()[0]})") from exc
     cur = hub.cursor()
     try:

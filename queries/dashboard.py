@@ -140,3 +140,18 @@ def player_rounds(con: Con, match: str, player: str | None = None) -> pd.DataFra
 def match_records(con: Con, match: str) -> list[tuple[int, str]]:
     """A match's stored records in order (what the Kakomimasu and CHaser pages replay)."""
     return [(int(s), str(r)) for s, r in con.execute(sql("match_records"), {"match": match}).fetchall()]
+
+
+def live_matches(con: Con) -> pd.DataFrame:
+    """The matches a ``kifu watch`` wrote as being played (``live_matches``, schema 7), each with its newest round
+    and its events count; empty on a database without the table (schema 6).  The rows count only while the
+    watcher runs: ask ``loaders.live.watcher_present`` (the dashboard: ``app.ui.live_now``)."""
+    rows = con.execute(sql("pages/live_table")).fetchall()
+    if not rows or not rows[0][0]:
+        return pd.DataFrame(columns=LIVE_COLUMNS)
+    return _df(con, "pages/live_matches")
+
+
+#: The columns of :func:`live_matches`.
+LIVE_COLUMNS = ["match_id", "game", "source", "last_seq", "last_event_at", "updated_at", "name", "dealer_code",
+                "round_no", "events"]  # fmt: skip

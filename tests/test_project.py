@@ -64,8 +64,9 @@ def test_requirements_are_exact_pins(name: str) -> None:
             assert re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[\w.\-+]+", line), line
 
 
-def test_readme_has_the_two_commands_and_ci_runs_the_test_one() -> None:
-    readme = (REPO / "README.md").read_text()
+@pytest.mark.parametrize("name", ["README.md", "README.ja.md"])
+def test_readme_has_the_two_commands_and_ci_runs_the_test_one(name: str) -> None:
+    readme = (REPO / name).read_text(encoding="utf-8")
     assert "make demo" in readme and "make test" in readme
     assert "make test" in (REPO / ".ci" / "run").read_text()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from app import chaser, charts, ui
@@ -25,11 +26,18 @@ CLICK = {"algori-uno": N_("Click a row to see that match below."),
          "kakomimasu": N_("Click a row to replay that game on the Kakomimasu board."),
          "chaser": N_("Click a row to replay that game on the CHaser map.")}  # fmt: skip
 
+#: Seconds between two refreshes of the tables while a match is being played, and while a watcher runs with none
+#: being played yet (one may start).
+LIVE_EVERY, WATCH_EVERY = 2.0, 5.0
+
 st.title(_("Matches"))
 con = ui.require_data()
 matches = q.match_list(con)
 present = ui.games_in_order(matches["game"].unique())
 shown_match, shown_game = ui.selected_match(), ui.shown_game()
+live_first = ui.live_matches(con)  # what this (whole) run shows as live; the refreshes compare with it
+st.session_state.pop("rb.follow_link", None)  # the replayer's ?follow=1 link (below) applies again
+watched = ui.watcher_present()
 
 
 def intro() -> None:
@@ -53,7 +61,7 @@ def intro() -> None:
                 col.page_link(page, label=_(label), icon=icon)
 
 
-def game_table(game: str) -> Any:
+def game_table(matches: Any, game: str, live: set[str]) -> Any:
     rows = matches[matches["game"] == game].reset_index(drop=True)
     family = rows["ruleset"].map(ui.rules_family)
     table = rows.assign(
@@ -61,7 +69,8 @@ def game_table(game: str) -> Any:
         rules=family.map(lambda f: _(ui.RULE_SHORT[f])),
         white_wild=[ui.white_wild_words(w) if f == ui.ALGORI else None for w, f in zip(rows["white_wild"], family, strict=True)],
         final_scores=rows["scores"], n_turns=rows["rounds_played"], map=rows["board"],
-        status=rows["status"].map(lambda s: _(STATUS[s]) if s in STATUS else s),
+        status=[_(ui.LIVE) if m in live else _(STATUS[s]) if s in STATUS else s
+                for m, s in zip(rows["match_id"], rows["status"], strict=True)],
         end_kind=rows["end_kind"].map(chaser.kinds_text),
     )
     return rows, table[COLUMNS.get(game, COLUMNS["kakomimasu"])]
@@ -86,17 +95,43 @@ def scoreboard(match: str) -> None:
                  column_config={_("Player"): st.column_config.TextColumn(_("Player"), pinned=True)})
 
 
-def uno_detail(match: str, row: Any) -> None:
+def status_words(match: str, row: Any, live: set[str]) -> str:
+    return _(ui.LIVE) if match in live else _(STATUS.get(row["status"], row["status"]))
+
+
+def live_strip(rows: Any) -> None:
+    """One line per match being played: how far it has come (it grows while the page refreshes itself)."""
+    if rows.empty:
+        return
+    with st.container(key="matches-live"):
+        for r in rows.to_dict("records"):
+            parts = [ui.game_name(r["game"]), ui.md(r["name"])]
+            if r["game"] == "algori-uno":
+                parts += [_("round {n}").format(n=ui.num(r["round_no"], 0)),
+                          _("{n} events").format(n=f"{ui.num(r['events'], 0):,}")]  # fmt: skip
+            elif ui.num(r["round_no"]) is not None:
+                parts.append(_("turn {n}").format(n=ui.num(r["round_no"], 0)))
+            if pd.notna(r["updated_at"]):
+                parts.append(_("stored at {time}").format(time=pd.Timestamp(r["updated_at"]).strftime("%H:%M:%S")))
+            line = st.container(horizontal=True, vertical_alignment="center", gap="small")
+            line.markdown(f":red-badge[{_(ui.LIVE)}] " + " · ".join(parts), width="content")
+            if r["game"] == "algori-uno":
+                line.page_link("app_pages/round_browser.py", label=_("Follow it in the replayer"),
+                               icon=":material/style:", query_params={"match": str(r["match_id"]), "follow": "1"})
+        st.caption(_("Being played now: this page updates itself every {n} seconds.").format(n=int(LIVE_EVERY)))
+
+
+def uno_detail(match: str, row: Any, live: set[str]) -> None:
     st.subheader(f"{ui.md(row['dealer_name'])} · {ui.md(row['dealer_code'])}")
     family = ui.rules_family(row["ruleset"])
     if family == ui.JUA:
         st.caption(_("match {match} · {rules} · {players} players · {rounds} rounds · {status}").format(
             match=match, rules=ui.rules_words(row["ruleset"]), players=ui.num(row["n_players"], 0),
-            rounds=row["rounds_played"], status=_(STATUS.get(row["status"], row["status"]))))  # fmt: skip
+            rounds=row["rounds_played"], status=status_words(match, row, live)))  # fmt: skip
     else:
         st.caption(_("match {match} · white wild {white} · {rounds} rounds · {status}").format(
             match=match, white=ui.white_wild_words(row["white_wild"]), rounds=row["rounds_played"],
-            status=_(STATUS.get(row["status"], row["status"]))))  # fmt: skip
+            status=status_words(match, row, live)))  # fmt: skip
     summary = q.match_summary(con, match).reset_index(drop=True)
     if family == ui.JUA:  # special logic is ALGORI's alone
         summary = summary.drop(columns=["special_logic"])
@@ -119,12 +154,12 @@ def uno_detail(match: str, row: Any) -> None:
     st.page_link("app_pages/round_browser.py", label=_("Open the rounds of this match in the replayer"), icon=":material/style:")
 
 
-def kakomimasu_detail(match: str, row: Any) -> None:
+def kakomimasu_detail(match: str, row: Any, live: set[str]) -> None:
     game = kq.game(con, match) or {}
     name = row["name"] if isinstance(row["name"], str) and row["name"] else ui.game_name("kakomimasu")
     st.subheader(f"{ui.md(name)} · {ui.md(row['board'] or '?')}")
     st.caption(_("Kakomimasu · {turns} of {total} turns · {status} · decided by {how}").format(
-        turns=row["rounds_played"], total=game.get("total_turn") or "?", status=_(STATUS.get(row["status"], row["status"])),
+        turns=row["rounds_played"], total=game.get("total_turn") or "?", status=status_words(match, row, live),
         how=_(ui.DECIDED_BY.get(game.get("decided_by"), "—"))))  # fmt: skip
     st.dataframe(ui.readable(kq.teams(con, match).drop(columns=["player_code", "player_index"])), hide_index=True,
                  placeholder=ui.MISSING, width="stretch", key="matches.teams")  # fmt: skip
@@ -132,7 +167,7 @@ def kakomimasu_detail(match: str, row: Any) -> None:
         st.switch_page("app_pages/kakomimasu_board.py", query_params={"match": match})
 
 
-def chaser_detail(match: str, row: Any) -> None:
+def chaser_detail(match: str, row: Any, live: set[str]) -> None:
     names = {k: ui.md(v) for k, v in ui.names_of(con, match).items()}  # into Markdown: escaped
     st.subheader(ui.md(row["name"]))
     info = cq.game(con, match) or {}
@@ -145,20 +180,34 @@ def chaser_detail(match: str, row: Any) -> None:
 
 DETAIL = {"algori-uno": uno_detail, "kakomimasu": kakomimasu_detail, "chaser": chaser_detail}
 
+
+def tables() -> None:
+    """The live strip, every game's table and the match picked: read again at every refresh while matches are
+    being played (the fragment below); a match that starts or ends reruns the whole page (sidebar included)."""
+    now = q.match_list(con)
+    live_rows = ui.live_matches(con)
+    live = {str(m) for m in live_rows["match_id"]}
+    if live != {str(m) for m in live_first["match_id"]} or set(now["match_id"]) != set(matches["match_id"]):
+        st.rerun()  # the whole page: the sidebar's picker and labels, the refresh pace
+    live_strip(live_rows)
+    for game in present:
+        rows, table = game_table(now, game, live)
+        st.header(_("{game} · {n} match(es)").format(game=ui.game_name(game), n=len(rows)), divider="gray")
+        if len(present) > 1 or game != "algori-uno":
+            st.caption(_(CLICK.get(game, CLICK["kakomimasu"])))
+        key = f"matches.table.{game}"
+        event = st.dataframe(ui.readable(table), hide_index=True, placeholder=ui.MISSING, width="stretch", key=key,
+                             on_select="rerun", selection_mode="single-row")  # fmt: skip
+        picked = ui.selected_row(event)
+        if picked is not None and picked < len(rows):
+            clicked = str(rows["match_id"].iloc[picked])
+            if clicked != st.session_state.get(f"{key}.opened"):  # a new click (a kept selection is not one)
+                st.session_state[f"{key}.opened"] = clicked
+                open_match(game, clicked)
+        if shown_game == game and shown_match in set(rows["match_id"]):
+            DETAIL.get(game, kakomimasu_detail)(shown_match, rows[rows["match_id"] == shown_match].iloc[0], live)
+
+
 intro()
-for game in present:
-    rows, table = game_table(game)
-    st.header(_("{game} · {n} match(es)").format(game=ui.game_name(game), n=len(rows)), divider="gray")
-    if len(present) > 1 or game != "algori-uno":
-        st.caption(_(CLICK.get(game, CLICK["kakomimasu"])))
-    key = f"matches.table.{game}"
-    event = st.dataframe(ui.readable(table), hide_index=True, placeholder=ui.MISSING, width="stretch", key=key,
-                         on_select="rerun", selection_mode="single-row")  # fmt: skip
-    picked = ui.selected_row(event)
-    if picked is not None and picked < len(rows):
-        clicked = str(rows["match_id"].iloc[picked])
-        if clicked != st.session_state.get(f"{key}.opened"):  # a new click (a kept selection is not one)
-            st.session_state[f"{key}.opened"] = clicked
-            open_match(game, clicked)
-    if shown_game == game and shown_match in set(rows["match_id"]):
-        DETAIL.get(game, kakomimasu_detail)(shown_match, rows[rows["match_id"] == shown_match].iloc[0])
+every = LIVE_EVERY if not live_first.empty else WATCH_EVERY if watched else None
+ui.fragment(tables, run_every=every, key="matches.tables")()

@@ -48,8 +48,11 @@ left.plotly_chart(charts.ranked_bars(short, "cause_text", "player_name", _("Caus
 right.plotly_chart(charts.per_round(df, "player_name", _("Penalties per round"), labels, colors),
                    width="stretch", config=charts.CONFIG, key="pen.rounds")  # fmt: skip
 causes = df["cause"].value_counts()
+# a select box keeps its choice by label: a match being played gets no counts in them (they grow between two runs)
+playing = match in ui.live_ids(con)
+cause_labels = {c: cause_words(c) if playing else f"{cause_words(c)} ({n})" for c, n in causes.items()}
 cause = st.selectbox(_("Cause"), ["*", *causes.index], key=ui.lkey("pen.cause"),
-                     format_func=ui.choices({"*": N_("(all causes)")}, {c: f"{cause_words(c)} ({n})" for c, n in causes.items()}))  # fmt: skip
+                     format_func=ui.choices({"*": N_("(all causes)")}, cause_labels))
 if cause != "*" and reasons.cause_explanation(cause):
     st.caption(reasons.cause_explanation(cause))
 table = (df if cause == "*" else df[df["cause"] == cause]).reset_index(drop=True)

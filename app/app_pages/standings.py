@@ -24,7 +24,7 @@ st.title(_("Standings"))
 con = ui.require_data()
 game = ui.pick_game(con, "st.game")
 matches = q.match_list(con, game)
-labels = ui.match_labels(matches)
+labels = ui.match_labels(matches, ui.live_ids(con))  # a match being played: a label that does not grow
 ids = list(matches["match_id"])
 kind = "preliminary"
 jua: set[str] = set()

@@ -12,7 +12,7 @@ const KifuReplayer = (() => {
   const renderers = {};
   const SKELETON = `
 <div class="kr" tabindex="-1">
-  <div class="kr-head"><div class="kr-title"></div><div class="kr-sentence"></div><ul class="kr-findings"></ul></div>
+  <div class="kr-head"><div class="kr-follow" hidden></div><div class="kr-title"></div><div class="kr-sentence"></div><ul class="kr-findings"></ul></div>
   <div class="kr-controls">
     <button type="button" class="kr-first" data-act="first"></button>
     <button type="button" class="kr-back" data-act="back"></button>
@@ -60,6 +60,7 @@ const KifuReplayer = (() => {
     round_n: "Round {n}", turn_n: "turn {n}", step_n: "{what} {k} of {n}", seq_n: "log seq {n}",
     seq_help: "The event's sequence number in the stored log (what links and the raw log use)",
     severity_error: "error", severity_warning: "warning", severity_info: "info", tap_hint: "tap to see all",
+    follow_on: "● live — following the newest event", follow_paused: "Paused — switch on Follow live again to go on",
   };
 
   function mount(root, data, report) {
@@ -69,29 +70,75 @@ const KifuReplayer = (() => {
       box: $(".kr"), title: $(".kr-title"), sentence: $(".kr-sentence"), findings: $(".kr-findings"),
       board: $(".kr-board"), list: $(".kr-list"), range: $(".kr-range"), pos: $(".kr-pos"),
       speed: $(".kr-speed"), view: $(".kr-view"), play: $(".kr-play"),
-      back: $(".kr-back"), next: $(".kr-next"), first: $(".kr-first"), last: $(".kr-last"),
+      back: $(".kr-back"), next: $(".kr-next"), first: $(".kr-first"), last: $(".kr-last"), follow: $(".kr-follow"),
     };
-    const st = { data: null, visible: [], at: 0, timer: null, token: null, perspective: "", items: [], reportTimer: null };
+    const st = { data: null, visible: [], at: 0, timer: null, token: null, perspective: "", items: [], reportTimer: null,
+      pausedToken: null };
 
     function L(k) { return (st.data.labels && st.data.labels[k]) || DEFAULTS[k] || k; }
 
     function setData(d) {
+      if (st.data && d.follow && d.follow.on && paused() && st.data.follow.key !== d.follow.key &&
+          st.data.follow.token === d.follow.token) {
+        return;  // paused by the user, and the page sends the next round: stay on this one (the page stops following)
+      }
       const fresh = !st.data || st.data.id !== d.id;
       const oldSeq = st.data && st.visible.length ? st.data.frames[st.visible[st.at]].seq : null;
       const oldVisible = st.visible.join(",");
       const had = !!st.data;
+      // the same round with more events (a match being played): not a new round, nothing to reset
+      const grew = had && fresh && !!d.follow && !!st.data.follow && d.follow.key === st.data.follow.key;
       st.data = d;
       st.visible = Array.isArray(d.visible) ? d.visible : d.frames.map((_, i) => i);
-      if (had && (fresh || oldVisible !== st.visible.join(","))) takeFocus();
-      if (fresh) { labelControls(); buildViewChoices(); ui.box.dataset.game = d.game || ""; }
+      if (had && !grew && (fresh || oldVisible !== st.visible.join(","))) takeFocus();
+      if (fresh && !grew) { labelControls(); buildViewChoices(); ui.box.dataset.game = d.game || ""; }
       buildList();
       const jump = d.jump || {};
-      if (fresh || jump.token !== st.token) {
+      const follow = d.follow || {};
+      if (follow.on && !paused()) {  // following a match being played: the newest event, at every update
+        st.token = jump.token;
+        show(st.visible.length - 1, false);
+      } else if (follow.on) {  // following, paused by the user: stay where the user is
+        st.token = jump.token;
+        goSeq(had ? oldSeq : jump.seq, false);
+      } else if ((fresh && !grew) || jump.token !== st.token) {
         st.token = jump.token;
         goSeq(jump.seq, false);
       } else {
-        goSeq(oldSeq, false);  // filters changed: keep the event when it still shows, else the nearest
+        goSeq(oldSeq, false);  // filters changed (or the round grew): keep the event when it still shows, else the nearest
       }
+      showFollow();
+    }
+
+    // ---- following a match being played (data.follow = {on, key: "match/round", token}).  The page sends the
+    // round again as it grows; while following, the replayer shows its newest event.  A step back (previous,
+    // first, the slider, the list, autoplay) pauses following at once, remembered for this round and this
+    // "Follow live" switch-on (token) in sessionStorage; the step is reported to the page, which switches
+    // "Follow live" off.  Switching it on again brings a new token: following goes on.
+    function pauseKey() { return "kifu-follow-paused:" + st.data.follow.key; }
+
+    function paused() {
+      const f = st.data && st.data.follow;
+      if (!f || !f.on) return false;
+      if (st.pausedToken === f.token) return true;
+      try { return sessionStorage.getItem(pauseKey()) === String(f.token); } catch (e) { return false; }
+    }
+
+    function following() { return !!(st.data && st.data.follow && st.data.follow.on) && !paused(); }
+
+    function pause() {
+      st.pausedToken = st.data.follow.token;
+      try { sessionStorage.setItem(pauseKey(), String(st.data.follow.token)); } catch (e) { /* private mode */ }
+      showFollow();
+    }
+
+    function showFollow() {
+      const on = !!(st.data && st.data.follow && st.data.follow.on);
+      const p = on && paused();
+      ui.follow.hidden = !on;
+      ui.follow.textContent = on ? L(p ? "follow_paused" : "follow_on") : "";
+      ui.follow.classList.toggle("paused", p);
+      ui.box.dataset.follow = on ? (p ? "paused" : "on") : "off";
     }
 
     function takeFocus() {
@@ -177,6 +224,7 @@ const KifuReplayer = (() => {
         return;
       }
       k = Math.max(0, Math.min(n - 1, k));
+      if (user && k < n - 1 && following()) pause();  // the user looks back: stop following
       const prevItem = st.items[st.at];
       if (prevItem) prevItem.classList.remove("current");
       st.at = k;
@@ -271,7 +319,7 @@ const KifuReplayer = (() => {
         const a = act.dataset.act;
         if (a === "back") step(-1); else if (a === "next") step(1);
         else if (a === "first") show(0, true); else if (a === "last") show(st.visible.length - 1, true);
-        else if (a === "play") setPlaying(!st.timer);
+        else if (a === "play") { if (following()) pause(); setPlaying(!st.timer); }
         return;
       }
       const li = e.target.closest && e.target.closest(".kr-list li");
