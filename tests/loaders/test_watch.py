@@ -19,8 +19,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +30,7 @@ from loaders.feeds import Folder, MongoFeed, follow_path
 from loaders.watch import Watcher
 from tests.conftest import REPO, SHARED, fixture_path, query
 from tests.conftest import ingest as ingest_files
+from tests.loaders.test_mongo import mongo  # noqa: F401 - the fixture: mongomock, or a real server
 
 #: Columns that say where and when a row was read (the run, the file and line), not what the log says.
 LINEAGE = {"run_id", "first_run_id", "last_run_id", "source", "line"}
@@ -288,29 +287,6 @@ def test_folder_new_matches_and_chaser_logs(tmp_path: Path) -> None:
     writer.join()
     ingest_files(tmp_path / "one.duckdb", *srcs, chaser_src)
     assert_same(tmp_path / "w.duckdb", tmp_path / "one.duckdb")
-
-
-REAL_URI = os.environ.get("KIFU_TEST_MONGODB_URI")
-
-
-@pytest.fixture(params=["mongomock", "real"])
-def mongo(request: pytest.FixtureRequest) -> Iterator[tuple[Any, str, str]]:
-    name = f"kifu_watch_{uuid.uuid4().hex[:8]}"
-    if request.param == "mongomock":
-        import mongomock
-
-        yield mongomock.MongoClient(), "mongodb://mongomock", name
-        return
-    if not REAL_URI:
-        pytest.skip("no real MongoDB: set KIFU_TEST_MONGODB_URI to run these tests against a server")
-    import pymongo
-
-    client: Any = pymongo.MongoClient(REAL_URI, serverSelectionTimeoutMS=3000)
-    try:
-        yield client, REAL_URI, name
-    finally:
-        client.drop_database(name)
-        client.close()
 
 
 class _Flaky:
