@@ -180,6 +180,20 @@ def main(argv: list[str] | None = None) -> int:
     watchcmd.add_arguments(p, _db_default())
     p.set_defaults(func=cmd_watch)
 
+    p = sub.add_parser("export", help="write every table as a Hive-partitioned Parquet (or CSV) lake, one folder per "
+                       "game and match, for pandas, Polars, Spark or DuckDB",
+                       description="Write every table of a database made by `kifu ingest` into a folder: tables with "
+                       "a match_id partitioned by game and match (DIR/<table>/game=G/match_id=M/part-0.parquet), the "
+                       "others whole, and DIR/_kifu_lake.json (schema version, columns). Exporting a match again "
+                       "replaces its folders only. docs/export.md",
+                       epilog="Exit status: 0 when the lake is written; 1 when the database is locked or the lake "
+                       "cannot be written; 2 on a bad argument (a missing database or not Kifu's, a --to of another "
+                       "schema version or not a lake, an unknown --match or --game). Environment: KIFU_DB.")  # fmt: skip
+    from kifu import export
+
+    export.add_arguments(p, _db_default())
+    p.set_defaults(func=cmd_export)
+
     p = sub.add_parser("replay-log", help="write a recorded log again line by line at its recorded pace × --speed "
                        "(to a file or a MongoDB collection), for watching a recorded match again",
                        add_help=False)
@@ -554,6 +568,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
         print(f"kifu watch: {exc}", file=sys.stderr)
         return 2
     return watchcmd.run(args, uri)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from kifu import export
+
+    return export.run(args)
 
 
 def cmd_replay_log(args: argparse.Namespace) -> int:
