@@ -218,13 +218,15 @@ class Tree(Descendants):
         self.peak_kib = self.peak_pss_kib = 0
         self.reached = -1  # the highest file index the ingest has turned to
         self.peak_before: dict[int, int] = {}  # k -> peak KiB before it turned to file k (from 0)
+        self._lock = threading.Lock()  # the sampling thread and the thread reading the progress both sample
 
     def sample(self) -> None:
-        super().sample()
-        pids = [self.root, *self.cpu]
-        rss = sum(_kib(pid, "status", "VmRSS:") for pid in pids)
-        pss = sum(_kib(pid, "smaps_rollup", "Pss:") for pid in pids)
-        self.peak_kib, self.peak_pss_kib = max(self.peak_kib, rss), max(self.peak_pss_kib, pss)
+        with self._lock:
+            super().sample()
+            pids = [self.root, *self.cpu]
+            rss = sum(_kib(pid, "status", "VmRSS:") for pid in pids)
+            pss = sum(_kib(pid, "smaps_rollup", "Pss:") for pid in pids)
+            self.peak_kib, self.peak_pss_kib = max(self.peak_kib, rss), max(self.peak_pss_kib, pss)
 
     def turned_to(self, i: int) -> None:
         self.sample()
