@@ -72,6 +72,8 @@ class RunReport:
     batches: int = 0  # batches of rounds replayed by worker processes
     replayed_again: int = 0  # of them, replayed again here from the true state (see loaders.rounds)
     games_in_workers: int = 0  # Kakomimasu / CHaser games replayed by worker processes
+    files_in_workers: int = 0  # files ingested whole by worker processes, each into a part merged here
+    files_read_again: int = 0  # files a worker was given but ingested here (a match met stored or in another file)
     source_reasons: dict[str, Counter[str]] = field(default_factory=dict)  # source -> quarantine reasons
     skipped: list[str] = field(default_factory=list)  # files of the folders given that Kifu does not read
     database: str = "written"  # nothing ingested: "unchanged" (the file was left as it was) or "not made"
@@ -95,23 +97,41 @@ def ingest(
     progress: ProgressFactory | None = None,
     validate: bool = True,
     jobs: int = 1,
-    rounds_per_task: int = ROUNDS_PER_TASK,
+    rounds_per_task: int | None = None,
     ruleset: Any = None,
+    memory_limit: str | None = None,
+    threads: int | None = None,
 ) -> RunReport:
     """Ingest ``sources`` into the database file ``db`` in one transaction.
 
     ``jobs`` > 1 replays the rounds of each ALGORI match in that many worker processes
-    (:mod:`loaders.rounds`); the tables written are the same as with one.  ``ruleset`` (a UNO
-    profile) judges every UNO match by that profile, whatever its log names.
+    (:mod:`loaders.rounds`); the tables written are the same as with one.  With two large files or
+    more, those files are ingested whole side by side by that many worker processes instead, each
+    into a part merged here (:mod:`loaders.season`); a ``rounds_per_task`` given (batches of rounds:
+    a test of the round-parallel path) keeps every file on the round-parallel path.  ``ruleset`` (a
+    UNO profile) judges every UNO match by that profile, whatever its log names.  ``memory_limit``
+    (default: the ``KIFU_MEMORY_LIMIT`` setting) and ``threads`` (default: DuckDB's) are DuckDB's
+    for this run's connection (a part worker's run uses a share of the memory and one thread).
     """
     started = time.time()
-    pool = RoundPool(jobs, rounds_per_task) if jobs > 1 and validate else None
-    limit = settings.memory_limit()  # checked before anything is opened (SettingError: one line)
+    whole_files = None
+    if jobs > 1 and validate and rounds_per_task is None:
+        from loaders import season
+
+        whole_files = season.plan(sources)  # None: fewer than two large files
+    per_task = ROUNDS_PER_TASK if rounds_per_task is None else rounds_per_task
+    pool = RoundPool(jobs, per_task) if jobs > 1 and validate and whole_files is None else None
+    # checked before anything is opened (SettingError: one line)
+    limit = settings.memory_limit() if memory_limit is None else memory_limit
     con = queries.connect(db)
     # DuckDB's buffer pool would otherwise grow to most of the machine's memory on large runs
     queries.set_memory_limit(con, limit)
+    if threads is not None:
+        con.execute(f"set threads = {max(1, int(threads))}")
     store: Store | None = None
+    parts: Any = None  # loaders.season.Season: the large files' workers
     try:
+        _remove_stale_parts(db)  # left by a run SIGKILLed (none can be alive: this process holds the file)
         con.execute("begin transaction")
         try:
             queries.apply_schema(con)
@@ -120,7 +140,6 @@ def ingest(
             store = Store(con, run_id)
             if pool is not None:
                 store.settle = pool.settle  # rows the workers still make are written before any lookup
-            store.backfill_identity(algori.stored_record_key)
             events_before = int(queries.scalar(con, "select count(*) from events"))
             def bad(src: str, line: int, raw: Any, reason: str, refused: bool = True) -> None:
                 """A game collector refused a record it had claimed: it counts as quarantined, not accepted
@@ -133,8 +152,18 @@ def ingest(
 
             games = [kakomimasu.Collector(store, run_id, bad, validate=validate, pool=pool),
                      chaser.Collector(store, run_id, bad, validate=validate, pool=pool)]  # fmt: skip
-            for source in sources:
-                _ingest_source(source, store, report, progress, validate, games, pool, ruleset)
+            if whole_files is not None:
+                parts = season.Season(db, sources, whole_files, jobs=jobs, validate=validate, ruleset=ruleset,
+                                      memory_limit=limit, progress=progress)  # fmt: skip
+                report.jobs = jobs
+                parts.start(frozenset(con.execute("select distinct dealer_code, dealer_name from matches "
+                                                  "where dealer_name is not null").fetchall()))  # fmt: skip
+                parts.run(store, report, lambda s: _ingest_source(s, store, report, progress, validate, games, None,
+                                                                  ruleset))  # fmt: skip
+                report.files_in_workers, report.files_read_again = parts.merged, parts.redone
+            else:
+                for source in sources:
+                    _ingest_source(source, store, report, progress, validate, games, pool, ruleset)
             for g in games:
                 g.finish()
             final = algori.Assembler(source="", run_id=run_id, store=store, rounds=pool, ruleset=ruleset,
@@ -148,12 +177,12 @@ def ingest(
             for g in games:
                 report.matches += [m for m in g.matches if m in alive and m not in report.matches]
             report.ingested = int(queries.scalar(con, "select count(*) from events")) - events_before + sum(
-                g.new_records for g in games)
+                g.new_records for g in games) + (parts.extra_ingested if parts is not None else 0)
             report.duplicates = max(0, sum(s.accepted for s in report.sources) - report.ingested)
             report.duration_s = time.time() - started
             store.flush()
             store.close()
-            report.issues_new = store.rows_written["load_issues"]
+            report.issues_new = store.rows_written["load_issues"] + (parts.issues_new if parts is not None else 0)
             _write_run(con, store, report, sources, started)
             con.execute("commit")
         except BaseException:
@@ -166,10 +195,21 @@ def ingest(
                     pass
             raise
     finally:
-        if pool is not None:
-            pool.close()
-        con.close()
+        try:
+            if parts is not None:
+                parts.close()
+            if pool is not None:
+                pool.close()
+        finally:
+            con.close()
     return report
+
+
+def _remove_stale_parts(db: str | Path) -> None:
+    """The part files (:mod:`loaders.season`) of a run into ``db`` that was killed: removed."""
+    from loaders.season import remove_stale
+
+    remove_stale(db)
 
 
 def _ingest_source(
@@ -339,6 +379,10 @@ def print_summary(report: RunReport, out: Any = None) -> None:
               + (f", {report.replayed_again:,} replayed again in order" if report.replayed_again else ""), file=out)
     if report.games_in_workers:
         print(f"  games replayed in {report.jobs} processes: {report.games_in_workers:,}", file=out)
+    if report.files_in_workers or report.files_read_again:
+        print(f"  matches ingested in {report.jobs} processes: {report.files_in_workers:,} file(s) side by side"
+              + (f", {report.files_read_again:,} read again here (a match met already stored or in another file)"
+                 if report.files_read_again else ""), file=out)  # fmt: skip
     if report.unknown_events:
         kinds = ", ".join(f"{printable(k)} ×{v}" for k, v in report.unknown_events.most_common())
         print(f"  unknown event types kept raw: {kinds}", file=out)
