@@ -155,6 +155,7 @@ def ingest(
             if whole_files is not None:
                 parts = season.Season(db, sources, whole_files, jobs=jobs, validate=validate, ruleset=ruleset,
                                       memory_limit=limit, progress=progress)  # fmt: skip
+                queries.set_memory_limit(con, parts.limit)  # the setting shared with the workers: flat in files
                 report.jobs = jobs
                 parts.start(frozenset(con.execute("select distinct dealer_code, dealer_name from matches "
                                                   "where dealer_name is not null").fetchall()))  # fmt: skip
