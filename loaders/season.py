@@ -110,10 +110,15 @@ def log_bytes(source: Any) -> int:
 
 
 def plan(sources: list[Any], min_bytes: int | None = None) -> list[bool] | None:
-    """Per source, whether a part worker ingests it; None when fewer than two would (the ordinary path)."""
+    """Per source, whether a part worker ingests it; None when fewer than two would (the ordinary path).
+
+    Only files on disk (:class:`loaders.sources.FileSource` itself: a worker opens the file by its path)
+    go to workers; a MongoDB collection, an HTTP response held in memory (a ``FileSource`` subclass) or any
+    other reader is read here."""
+    from loaders.sources import FileSource
+
     least = PART_MIN_BYTES if min_bytes is None else min_bytes
-    flags = [getattr(s, "kind", None) == "file" and getattr(s, "path", None) is not None and log_bytes(s) >= least
-             for s in sources]  # fmt: skip
+    flags = [type(s) is FileSource and log_bytes(s) >= least for s in sources]
     return flags if sum(flags) >= 2 else None
 
 
@@ -374,11 +379,11 @@ class Season:
                         bar.update(done - shown)
                         shown = done
             result = future.result()
+            del self._futures[i]  # (kept on a failure: close() sees what still runs)
             if bar is not None and source.size and source.size > shown:
                 bar.update(source.size - shown)
             return result
         finally:
-            del self._futures[i]
             if bar is not None:
                 bar.close()
 
@@ -472,17 +477,23 @@ class Season:
         add_report(report, r)
 
     def close(self) -> None:
-        """End the workers (at once: a file being read is abandoned) and remove every part this run made."""
+        """End the workers and remove every part this run made: once every file is done, the idle workers
+        leave; a run stopped half way (an error, Ctrl-C) cuts their lifeline first, so that a worker still
+        reading a file exits at once rather than when its file is done."""
         with signals_held():
+            busy = False
             for f in self._futures.values():
-                f.cancel()
+                busy |= not f.cancel() and not f.done()
             try:
-                if self._lifeline is not None:  # cut: any worker still reading a file exits now
+                if busy and self._lifeline is not None:
                     self._lifeline.close()
                     self._lifeline = None
                 if self._executor is not None:
                     self._executor.shutdown(wait=True, cancel_futures=True)
                     self._executor = None
+                if self._lifeline is not None:
+                    self._lifeline.close()
+                    self._lifeline = None
             finally:
                 self._futures.clear()
                 for path in self._made:

@@ -223,6 +223,10 @@ def test_which_sources_go_to_workers(tmp_path: Path) -> None:
         kind, name, size, path = "mongodb", "mongodb", 10**9, None
 
     assert season.plan([Feed(), Feed(), sources[0]]) is None
+    from loaders.feeds import BytesSource  # a Kakomimasu server's answer, held in memory
+
+    held = BytesSource("https://example.invalid/v1/matches/1", b" " * 20_000_000)
+    assert season.plan([held, sources[0]]) is None and season.plan([*sources, held]) == [True, True, False, False]
     assert season.worker_memory("256MB", 2) == "81MiB" and season.worker_memory("100MB", 4) == "64MiB"
 
 
