@@ -1,6 +1,6 @@
 """One ALGORI round as replayer frames: the board after every event, the event in words, findings.
 
-Built once per round from the stored tables (``events`` + ``states`` + ``violations``) and sent
+Built once per round from the stored tables (``events`` + the boards derived from ``board_keyframes`` + ``violations``) and sent
 to the browser whole; the replayer steps through it there.  Everything here is plain data
 (lists, dicts, str, int) so it serialises to JSON as is.
 """

@@ -27,6 +27,7 @@ from loaders.assemble import Meta, Piece, assemble, record_key
 from loaders.rounds import MatchRounds
 from loaders.sources import parse_json
 from rules.core import Frame
+from rules.uno.boards import encode_state, next_board
 from rules.uno.cards import Card, card_label
 from rules.uno.profile import PROFILES
 from rules.uno.replay import MatchReplay
@@ -421,6 +422,7 @@ class MatchBuilder:
     lineage: tuple[int, str, int] | None = None  # (run_id, source, line) of the record being taken, in a rebuild
     resumed: bool = False
     states_from: int | None = None  # boards stored up to this seq (resumed: may trail ``existing``, see _resume)
+    boards: Boards = field(default_factory=lambda: Boards())  # which replayed boards are keyframes
 
 
 #: Seats at one table at the most, over every UNO profile (ALGORI 4, JUA 10): join-rooms beyond it start a match.
@@ -739,7 +741,9 @@ class Assembler:
                 m.replay.feed(replay_activity(a, seq), RecordParts(
                     a.dealer_code, a.dealer, m.current_turn, m.lineage or (self.run_id, self.source, line), raw, rkey))
                 return
-            self._frames(m, m.replay.feed(replay_activity(a, seq)))
+            act = replay_activity(a, seq)
+            m.boards.saw(act)
+            self._frames(m, m.replay.feed(act))
         where = m.lineage or (self.run_id, self.source, line)
         for table, row in record_rows(mid, seq, a, m.current_turn, where, raw, rkey):
             self.emit(table, row)
@@ -753,21 +757,19 @@ class Assembler:
         if self.validate:
             self.store.delete_violations(m.match_id)  # they are found again below
         for row in self.store.stored_activities(m.match_id):
-            doc = parse_json(row["raw"])
-            if '"$number' in row["raw"]:
-                doc = unwrap_extended_json(doc)
-            a = normalize(doc)
+            a = stored_activity(row["raw"])
             _summarise(m, a, row["seq"])
             if m.replay is not None:
                 self._frames(m, m.replay.feed(replay_activity(a, row["seq"])), states=False)
         m.seq = m.existing
+        m.boards = Boards()  # the resumed replay's first board is a keyframe
         # A replay holds an event's board back until the next line has been seen: a match written batch
         # by batch (kifu watch) may end a batch with its newest boards not stored yet; they come now.
         m.states_from = self.store.max_state_seq(m.match_id) if m.replay is not None else None
 
     def _frames(self, m: MatchBuilder, frames: list[Frame], *, states: bool = True) -> None:
         first = m.states_from if m.states_from is not None else m.existing
-        for table, row in frame_rows(m.match_id, self.run_id, frames, first if states else None):
+        for table, row in frame_rows(m.match_id, self.run_id, frames, first if states else None, m.boards if states else None):
             self.emit(table, row)
 
     # -- the end of the run: pieces put in place
@@ -945,9 +947,11 @@ def record_rows(mid: str, seq: int, a: Activity, current_turn: int | None, where
     return out
 
 
-def frame_rows(match_id: str | None, run_id: int, frames: Iterable[Frame], existing: int | None = 0) -> list[tuple[str, tuple[Any, ...]]]:
+def frame_rows(match_id: str | None, run_id: int, frames: Iterable[Frame], existing: int | None = 0,
+               boards: Boards | None = None) -> list[tuple[str, tuple[Any, ...]]]:  # fmt: skip
     """The rows a replay's frames give, in order: findings, the board after each event beyond
-    ``existing`` (``None``: no boards, a replay resumed over stored events) and think times."""
+    ``existing`` where ``boards`` says the fold cannot give it (a keyframe; every board without
+    ``boards``), ``None``: no boards, a replay resumed over stored events) and think times."""
     out: list[tuple[str, tuple[Any, ...]]] = []
     for fr in frames:
         for v in fr.violations:
@@ -956,12 +960,72 @@ def frame_rows(match_id: str | None, run_id: int, frames: Iterable[Frame], exist
                 v.seq if v.seq is not None and v.seq > 0 else None, v.player, v.code, v.family, v.severity,
                 v.ruleset, v.ruleset_version, v.message, v.expected, v.actual, v.penalty_seq, run_id,
             )))  # fmt: skip
-        if existing is not None and fr.seq > existing and fr.event is not None:
-            out.append(("states", state_row(match_id, fr)))
-            if fr.think_ms is not None:
-                ev = fr.event
-                out.append(("think_times", (match_id, fr.seq, ev.round_no, ev.turn_no, ev.player, ev.kind, fr.think_ms)))
+        if existing is not None and fr.event is not None:
+            keep = boards.keep(fr) if boards is not None else True
+            if fr.seq > existing:
+                if keep:
+                    out.append(("board_keyframes", keyframe_row(match_id, fr)))
+                if fr.think_ms is not None:
+                    ev = fr.event
+                    out.append(("think_times", (match_id, fr.seq, ev.round_no, ev.turn_no, ev.player, ev.kind, fr.think_ms)))
     return out
+
+
+class Boards:
+    """Which of a replay's boards are stored: the loader's side of :mod:`rules.uno.boards`.
+
+    A board is a keyframe unless the fold gives it exactly from the board of the line before it
+    (in the same round) with that line and the one after it — checked here, line by line, with the
+    very function pages derive boards with.  The first board a replay gives here, a round's first,
+    a line replayed out of order and the last line (its next line is not known yet) are keyframes.
+    """
+
+    __slots__ = ("acts", "prev")
+
+    def __init__(self) -> None:
+        self.acts: dict[Any, dict[str, Any]] = {}  # the latest lines fed, by seq
+        self.prev: tuple[int, Any, Any] | None = None  # (seq, round, board) of the latest frame
+
+    def saw(self, activity: dict[str, Any]) -> None:
+        acts = self.acts
+        acts[activity["seq"]] = activity
+        if len(acts) > 16:
+            low = activity["seq"] - 8
+            for k in [k for k in acts if not (type(k) is int and k >= low)]:
+                del acts[k]
+
+    def keep(self, fr: Frame) -> bool:
+        seq, ev = fr.seq, fr.event
+        prev, self.prev = self.prev, (seq, ev.round_no, fr.after)
+        if prev is None or prev[0] != seq - 1 or prev[1] != ev.round_no:
+            return True
+        act, nxt = self.acts.get(seq), self.acts.get(seq + 1)
+        if act is None or nxt is None:
+            return True
+        try:
+            _, derived = next_board(prev[2], act, nxt)
+        except Exception:  # noqa: BLE001 - a line the fold cannot read: the replay's board is kept
+            return True
+        return derived != fr.after
+
+
+def keyframe_row(match_id: str | None, fr: Frame) -> tuple[Any, ...]:
+    ev = fr.event
+    return (match_id, fr.seq, ev.round_no if ev.round_no is not None else fr.after.round_no,
+            orjson.dumps(encode_state(fr.after), default=_json_default))  # fmt: skip
+
+
+def stored_activity(raw: str) -> Activity:
+    """A stored raw line read again as the loader read it."""
+    doc = parse_json(raw)
+    if '"$number' in raw:
+        doc = unwrap_extended_json(doc)
+    return normalize(doc)
+
+
+def activity_from_raw(raw: str, seq: int) -> dict[str, Any]:
+    """A stored raw line as the rules engine reads it (what the loader fed the replay)."""
+    return replay_activity(stored_activity(raw), seq)
 
 
 def replay_activity(a: Activity, seq: int) -> dict[str, Any]:

@@ -328,6 +328,7 @@ def compact(db: str | Path, waiting: Callable[[str], None] | None = None) -> Non
             hub.execute(f"attach '{dst}' as kifu_dst")
             hub.execute("copy from database kifu_src to kifu_dst")
             hub.execute("detach kifu_src")
+            _repack(hub)
             hub.execute("detach kifu_dst")
         except BaseException:
             hub.close()
@@ -336,6 +337,18 @@ def compact(db: str | Path, waiting: Callable[[str], None] | None = None) -> Non
         hub.close()
         os.replace(tmp, db)
         _fsync_dir(db.parent)
+
+
+def _repack(hub: duckdb.DuckDBPyConnection) -> None:
+    """The compacted copy's lines packed in full blocks (batches pack a few lines at a time)."""
+    from loaders import rawpack
+
+    hub.execute("use kifu_dst")
+    hub.execute("begin transaction")
+    for match_id in rawpack.loose(hub):
+        rawpack.repack(hub, match_id)
+    hub.execute("commit")
+    hub.execute("use memory")
 
 
 def file_identity(db: str | Path) -> tuple[int, int] | None:

@@ -115,3 +115,27 @@ def lines(con: duckdb.DuckDBPyConnection, match_id: str, first: int, last: int) 
             if first <= seq <= last:
                 out[int(seq)] = line.decode("utf-8")
     return out
+
+
+def repack(con: duckdb.DuckDBPyConnection, match_id: str) -> None:
+    """Pack one match's lines again in full blocks (a match written a few lines at a time, as
+    ``kifu watch`` writes it, ends in many small blocks that compress less)."""
+    text = lines(con, match_id, 1, 2**62)
+    if not text:
+        return
+    seqs = sorted(text)
+    batch = pa.table({"match_id": pa.array([match_id] * len(seqs), type=pa.string()),
+                      "seq": pa.array(seqs, type=pa.int64()),
+                      "raw": pa.array([text[s] for s in seqs], type=pa.string())})  # fmt: skip
+    _, blocks = pack(batch)  # noqa: F841 - read by name below
+    con.execute("delete from raw_blocks where match_id = ?", [match_id])
+    con.execute("insert into raw_blocks by name select * from blocks")
+    con.execute("update raw_activities set raw = null where match_id = ? and raw is not null", [match_id])
+
+
+def loose(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Matches whose lines sit in more blocks than :func:`repack` would make (or still as text)."""
+    return [m for (m,) in con.execute(
+        f"select match_id from (select match_id, count(*) as n, sum(len(seqs)) as lines from raw_blocks group by 1) "
+        f"where n > ceil(lines / {BLOCK_LINES}) union select distinct match_id from raw_activities where raw is not null "
+        "order by 1").fetchall()]  # fmt: skip

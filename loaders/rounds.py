@@ -62,9 +62,14 @@ def replay_batch(match_id: str | None, run_id: int, seed: MatchReplay | None, wa
 
 
 def _replay_rows(match_id: str | None, run_id: int, r: MatchReplay, activities: Iterable[dict[str, Any]],
-                 parts: list[Any], last: bool, *, arrow: bool = False) -> dict[str, Any]:  # fmt: skip
-    """Replay ``activities`` with ``r``: their rows by table, as lists of tuples or (``arrow``) Arrow tables."""
-    from loaders.algori import frame_rows, parts_rows
+                 parts: list[Any], last: bool, *, arrow: bool = False, boards: Any = None) -> dict[str, Any]:  # fmt: skip
+    """Replay ``activities`` with ``r``: their rows by table, as lists of tuples or (``arrow``) Arrow tables.
+    ``boards`` (:class:`loaders.algori.Boards`) follows which boards are keyframes (a new one: the
+    first board replayed here is one)."""
+    from loaders.algori import Boards, frame_rows, parts_rows
+
+    if boards is None:
+        boards = Boards()
     from loaders.store import arrow_table
 
     out: dict[str, list[tuple[Any, ...]]] = {}
@@ -72,9 +77,10 @@ def _replay_rows(match_id: str | None, run_id: int, r: MatchReplay, activities: 
         if part is not None:
             assert match_id is not None
             _group(out, parts_rows(match_id, activity, part))
-        _group(out, frame_rows(match_id, run_id, r.feed(activity)))
+        boards.saw(activity)
+        _group(out, frame_rows(match_id, run_id, r.feed(activity), 0, boards))
     if last:
-        _group(out, frame_rows(match_id, run_id, r.close()))
+        _group(out, frame_rows(match_id, run_id, r.close(), 0, boards))
     return {table: arrow_table(table, rows) for table, rows in out.items()} if arrow else out
 
 
@@ -124,13 +130,14 @@ class MatchRounds:
         self.submitted = 0
         self.sequential = False  # switched to replaying here (see _go_sequential)
         self.due = -1  # feed count at which the next batch can go (-1: not known yet)
+        self.boards: Any = None  # replayed here line by line (sequential): which boards are keyframes
         pool.opened(self)
 
     def feed(self, activity: dict[str, Any], parts: Any = None) -> list[Any]:
         """One line of the match; with ``parts`` (:class:`loaders.algori.RecordParts`) the record's own
         rows are made with the replay's, by the worker (or here, when the line is replayed here)."""
         if self.sequential:
-            self._emit(_replay_rows(self.match_id, self.run_id, self.true, [activity], [parts], False))
+            self._emit(_replay_rows(self.match_id, self.run_id, self.true, [activity], [parts], False, boards=self.boards))
             return []
         if activity.get("event") == "first-player":
             if _profile_audit(activity):  # a profile log (JUA, …): its judge carries more across rounds
@@ -170,14 +177,17 @@ class MatchRounds:
     def _go_sequential(self) -> None:
         """No deal for too long (a log that never deals, a round that never ends): the rest of the
         match is replayed here, line by line, so nothing piles up waiting for a batch to close."""
+        from loaders.algori import Boards
+
         self._merge(block=True)
+        self.boards = Boards()
         lines, parts = self.lines[self.start - self.base :], self.parts[self.start - self.base :]
         self.lines, self.parts, self.deals, self.sequential = [], [], [], True
-        self._merge_rows(self.true, lines, parts, last=False)
+        self._emit(_replay_rows(self.match_id, self.run_id, self.true, map(decode, lines), parts, False, boards=self.boards))
 
     def close(self) -> list[Any]:
         if self.sequential:
-            self._emit(_replay_rows(self.match_id, self.run_id, self.true, [], [], True))
+            self._emit(_replay_rows(self.match_id, self.run_id, self.true, [], [], True, boards=self.boards))
         elif not self.submitted:
             self._merge_rows(self.true, self.lines, self.parts, last=True)  # too short to share: replayed here
         else:

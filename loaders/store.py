@@ -74,12 +74,8 @@ TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
         ("family", S), ("severity", S), ("ruleset", S), ("ruleset_version", S), ("message", S),
         ("expected", S), ("actual", S), ("penalty_seq", I), ("run_id", I),
     ],
-    "states": [
-        ("match_id", S), ("seq", I), ("round_no", I), ("turn_no", I), ("to_act", S), ("prev_actor", S),
-        ("top", S), ("direction", B), ("draw_pile", I), ("discard_pile", I), ("pending", I),
-        ("owes_draw", B), ("bind", S), ("hands", S), ("yell", S), ("gate", S), ("stall", I),
-        ("cards_played", I),
-    ],
+    # the replayed board only where the fold over the lines cannot give it (rules.uno.boards)
+    "board_keyframes": [("match_id", S), ("seq", I), ("round_no", I), ("state", S)],
     "think_times": [
         ("match_id", S), ("seq", I), ("round_no", I), ("turn_no", I), ("player", S), ("action", S),
         ("think_ms", I),
@@ -131,7 +127,7 @@ TABLES: dict[str, list[tuple[str, pa.DataType]]] = {
 
 #: Every table with a ``match_id`` column, i.e. everything a match's rebuild replaces.
 MATCH_TABLES = ("raw_activities", "events", "penalties", "challenges", "special_logic", "matches", "players",
-                "rounds", "round_scores", "violations", "states", "think_times",
+                "rounds", "round_scores", "violations", "board_keyframes", "think_times", "raw_blocks",
                 "kakomimasu_games", "kakomimasu_actions", "kakomimasu_points", "chaser_games", "chaser_actions")  # fmt: skip
 
 #: Tables holding one row per match (or finer) that are rebuilt when a match grows.
@@ -223,8 +219,9 @@ class _Writer:
         self.error: BaseException | None = None
         self.thread: threading.Thread | None = None
 
-    def put(self, sql: str, batch: pa.Table) -> None:
-        """Run ``sql`` (which reads the table ``batch``) after the inserts already queued."""
+    def put(self, sql: str | Callable[[duckdb.DuckDBPyConnection, pa.Table], None], batch: pa.Table) -> None:
+        """Run ``sql`` (which reads the table ``batch``; or a function of the connection and ``batch``)
+        after the inserts already queued."""
         self._raise()
         if self.thread is None:
             self.thread = threading.Thread(target=self._run, name="kifu-store-writer", daemon=True)
@@ -264,11 +261,24 @@ class _Writer:
                     return
                 if self.error is None:
                     sql, batch = item  # noqa: F841 - ``batch`` is read by name in ``sql``
-                    self.con.execute(sql)
+                    if callable(sql):
+                        sql(self.con, batch)
+                    else:
+                        self.con.execute(sql)
             except BaseException as exc:  # noqa: BLE001 - handed to the loader's thread
                 self.error = exc
             finally:
                 self.queue.task_done()
+
+
+def _insert_packed(con: duckdb.DuckDBPyConnection, batch: pa.Table) -> None:
+    """``raw_activities`` rows inserted with their lines' bytes packed (:mod:`loaders.rawpack`)."""
+    from loaders.rawpack import pack
+
+    rows, blocks = pack(batch)  # noqa: F841 - read by name below
+    con.execute("insert into raw_activities by name select * from rows")
+    if blocks.num_rows:
+        con.execute("insert into raw_blocks by name select * from blocks")
 
 
 class Store:
@@ -393,7 +403,10 @@ class Store:
                 "line bigint, raw varchar, rkey bigint, event varchar, round_no integer, t bigint, players varchar)"
             )
             self._spool_ready = True
-        self._writer.put(f"insert into {table} by name select * from batch", batch)
+        if table == "raw_activities":  # the lines' bytes packed into raw_blocks, on the writer thread
+            self._writer.put(_insert_packed, batch)
+        else:
+            self._writer.put(f"insert into {table} by name select * from batch", batch)
         self.rows_written[table] += batch.num_rows
 
     def _narrow(self, table: str, batch: pa.Table) -> pa.Table:
@@ -429,13 +442,21 @@ class Store:
 
     def stored_activities(self, match_id: str) -> list[dict[str, Any]]:
         """The stored raw activities of a match, in order (to resume a replay)."""
+        from loaders.rawpack import lines
+
         self.flush()
-        return [
-            {"seq": seq, "raw": raw}
-            for seq, raw in self.con.execute(
-                "select seq, raw from raw_activities where match_id = ? order by seq", [match_id]
-            ).fetchall()
-        ]
+        return [{"seq": seq, "raw": raw} for seq, raw in sorted(lines(self.con, match_id, 1, 2**62).items())]
+
+    def _unpack_raw(self, match_ids: set[str]) -> None:
+        """Temp table ``raw_text (match_id, seq, raw)``: the packed lines of these matches as text, for
+        the SQL that copies stored records (a rebuild; rare)."""
+        from loaders.rawpack import lines
+
+        rows = [(m, seq, raw) for m in sorted(match_ids) for seq, raw in lines(self.con, m, 1, 2**62).items()]
+        cols = list(zip(*rows, strict=True)) if rows else [[], [], []]
+        text = pa.table({"match_id": pa.array(cols[0], type=S), "seq": pa.array(cols[1], type=I),  # noqa: F841
+                         "raw": pa.array(cols[2], type=S)})  # fmt: skip
+        self.con.execute("create or replace temp table raw_text as select * from text")
 
     def existing_seq(self, match_id: str) -> int:
         """Events of ``match_id`` already stored (before or earlier in this run)."""
@@ -446,9 +467,10 @@ class Store:
         return value
 
     def max_state_seq(self, match_id: str) -> int:
-        """The newest event of ``match_id`` whose board is stored (0: none)."""
+        """The newest event of ``match_id`` whose replay rows (a keyframe, a think time) are stored (0: none)."""
         self.flush()
-        return int(scalar(self.con, "select coalesce(max(seq), 0) from states where match_id = ?", [match_id]))
+        return int(scalar(self.con, "select greatest((select coalesce(max(seq), 0) from board_keyframes where match_id = $m), "
+                                    "(select coalesce(max(seq), 0) from think_times where match_id = $m))", {"m": match_id}))
 
     def find_key(self, dealer_code: str | None, dealer: str, rkey: int) -> list[tuple[str, int]]:
         """Stored positions ``(match_id, seq)`` of a record key among the matches of one dealer."""
@@ -517,34 +539,6 @@ class Store:
             pieces[-1].append((seq, rkey, event, round_no, t, actor, target))
         return pieces
 
-    def backfill_identity(self, record_key: Callable[[str], int]) -> int:
-        """Fill in what schema 4 added to a database written by schema 3 (record keys, log starts).
-
-        ``record_key`` reads a stored raw line into its record key (the game loader that wrote the
-        line knows how: schema 3 stored ALGORI lines only)."""
-        if not scalar(self.con, "select count(*) from raw_activities where rkey is null"):
-            return 0
-        cur = self.con.cursor()
-        cur.execute("select match_id, seq, raw from raw_activities where rkey is null")
-        done = 0
-        while True:
-            rows = cur.fetchmany(10_000)
-            if not rows:
-                break
-            keys = [(match_id, seq, record_key(raw)) for match_id, seq, raw in rows]
-            cols = list(zip(*keys, strict=True))
-            fill = pa.table({"match_id": pa.array(cols[0], type=S), "seq": pa.array(cols[1], type=I),  # noqa: F841
-                             "rkey": pa.array(cols[2], type=I)})  # fmt: skip
-            self.con.execute("update raw_activities r set rkey = f.rkey from fill f "
-                             "where r.match_id = f.match_id and r.seq = f.seq")  # fmt: skip
-            done += len(rows)
-        cur.close()
-        self.con.execute(
-            "update matches m set log_start = case when e.event = 'join-room' then 'start' else 'partial' end "
-            "from events e where e.match_id = m.match_id and e.seq = 1 and m.log_start is null"
-        )
-        return done
-
     def new_piece(self, group: tuple[str | None, str]) -> int:
         piece = len(self._pieces) + 1
         self._pieces[piece] = group
@@ -555,10 +549,12 @@ class Store:
         self.flush()
         self._insert("spool", [(piece, 0, 0, "", 0, "", 0, "", 0, 0, "")])  # creates the table
         self.con.execute("delete from spool where piece = ? and pos = 0", [piece])
+        self._unpack_raw({match_id})
         self.con.execute(
-            "insert into spool select ?, r.seq - ? + 1, r.run_id, r.source, r.line, r.raw, r.rkey, e.event, e.round_no, "
-            "epoch_ms(e.created_at), concat_ws(',', e.actor, e.target) from raw_activities r "
-            "join events e using (match_id, seq) where r.match_id = ? and r.seq between ? and ?",
+            "insert into spool select ?, r.seq - ? + 1, r.run_id, r.source, r.line, coalesce(r.raw, x.raw), r.rkey, e.event, "
+            "e.round_no, epoch_ms(e.created_at), concat_ws(',', e.actor, e.target) from raw_activities r "
+            "join events e using (match_id, seq) left join raw_text x on x.match_id = r.match_id and x.seq = r.seq "
+            "where r.match_id = ? and r.seq between ? and ?",
             [piece, first, match_id, first, last],
         )
         return last - first + 1
@@ -594,8 +590,10 @@ class Store:
         })  # fmt: skip
         wholes = pa.table({"m": pa.array([w[0] for w in whole], type=I),  # noqa: F841
                            "piece": pa.array([w[1] for w in whole], type=I)})  # fmt: skip
-        parts = ["select p.m, p.k, r.run_id, r.source, r.line, r.raw from plan p join raw_activities r "
-                 "on p.kind = 's' and r.match_id = p.a and r.seq = p.b"]  # fmt: skip
+        self._unpack_raw({str(o[3]) for o in order if o[2] == "s"})
+        parts = ["select p.m, p.k, r.run_id, r.source, r.line, coalesce(r.raw, x.raw) as raw from plan p join raw_activities r "
+                 "on p.kind = 's' and r.match_id = p.a and r.seq = p.b "
+                 "left join raw_text x on x.match_id = r.match_id and x.seq = r.seq"]  # fmt: skip
         if self._spool_ready:
             parts.append("select p.m, p.k, s.run_id, s.source, s.line, s.raw from plan p join spool s "
                          "on p.kind = 'p' and s.piece = cast(p.a as integer) and s.pos = p.b")  # fmt: skip

@@ -20,9 +20,11 @@ SCHEMA_DIR = HERE / "schema"
 SQL_DIR = HERE / "sql"
 
 #: Bump when a table or column changes; stored in ``kifu_meta``.
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
 #: Older schema versions this Kifu upgrades in place (new columns are filled in by the next ingest).
-UPGRADABLE = ("3", "4", "5", "6")
+#: None since 8: schema 8 stores boards as keyframes and raw lines packed, which an older file
+#: cannot be turned into without its logs' replay — such a file is refused, saying so.
+UPGRADABLE: tuple[str, ...] = ()
 
 DEFAULT_DB = "kifu.duckdb"
 
@@ -69,7 +71,11 @@ def check_schema(con: duckdb.DuckDBPyConnection, catalog: str | None = None, *, 
     rows = con.execute("select value from kifu_meta where key = 'schema_version'").fetchall()
     version = rows[0][0] if rows else None
     if version != SCHEMA_VERSION and not (upgrade and version in UPGRADABLE):
+        older = version is not None and version.isdigit() and int(version) < int(SCHEMA_VERSION)
         raise DatabaseError(
+            f"the database was written by an older Kifu (schema {version}; this Kifu uses {SCHEMA_VERSION}, which "
+            "stores boards as keyframes and raw lines packed); ingest the logs again into a new --db file"
+            if older else
             f"the database was written by another Kifu version (schema {version}, this Kifu uses "
             f"{SCHEMA_VERSION}); ingest into a new --db file"
         )

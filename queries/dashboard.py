@@ -70,7 +70,17 @@ ROUND_EVENTS_LIMIT = 5000
 
 
 def round_events(con: Con, match: str, round_no: int, limit: int = ROUND_EVENTS_LIMIT) -> pd.DataFrame:
-    return _df(con, "board/round_events", match=match, round=round_no, limit=limit)
+    """Every event of one round with the board after it (derived from the keyframes: :mod:`queries.boards`)."""
+    from queries.boards import BOARD_COLUMNS, boards
+
+    df = _df(con, "board/round_events", match=match, round=round_no, limit=limit)
+    cols = [c for c in BOARD_COLUMNS if c not in ("seq", "round_no", "turn_no", "stall", "cards_played")]
+    found = boards(con, match, int(df["seq"].min()), int(df["seq"].max())) if len(df) else []
+    by_seq = {b["seq"]: b for b in found}
+    for c in cols:
+        df[c] = [by_seq.get(int(s), {}).get(c) for s in df["seq"]]
+    order = [c for c in df.columns if c not in ("errors", "findings")] + ["errors", "findings"]
+    return df[order]
 
 
 def event_findings(con: Con, match: str, seq: int) -> pd.DataFrame:
@@ -78,8 +88,16 @@ def event_findings(con: Con, match: str, seq: int) -> pd.DataFrame:
 
 
 def raw_event(con: Con, match: str, seq: int) -> dict[str, Any] | None:
+    """The line as read from the source (unpacked from its block), with its source and line number."""
+    from loaders.rawpack import lines
+
     rows = _df(con, "board/raw_event", match=match, seq=seq).to_dict("records")
-    return rows[0] if rows else None
+    if not rows:
+        return None
+    row = rows[0]
+    if row.get("raw") is None:
+        row["raw"] = lines(con, match, seq, seq).get(seq)
+    return row
 
 
 def player_names(con: Con, match: str) -> dict[str, str]:
@@ -139,7 +157,11 @@ def player_rounds(con: Con, match: str, player: str | None = None) -> pd.DataFra
 
 def match_records(con: Con, match: str) -> list[tuple[int, str]]:
     """A match's stored records in order (what the Kakomimasu and CHaser pages replay)."""
-    return [(int(s), str(r)) for s, r in con.execute(sql("match_records"), {"match": match}).fetchall()]
+    from loaders.rawpack import lines
+
+    rows = con.execute(sql("match_records"), {"match": match}).fetchall()
+    packed = lines(con, match, 1, 2**62) if any(r is None for _, r in rows) else {}
+    return [(int(s), str(r if r is not None else packed[int(s)])) for s, r in rows]
 
 
 def live_matches(con: Con) -> pd.DataFrame:

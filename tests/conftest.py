@@ -147,17 +147,60 @@ def jua_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
+#: Tables whose rows are how the data is stored, not what it is: a snapshot shows their content
+#: instead — every raw line unpacked (``raw_activities.raw``) and every event's board (``states``).
+PHYSICAL = ("raw_blocks", "board_keyframes")
+
+
+def table_rows(con: Any, table: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """A table's columns and rows by content: ``raw_activities`` with every line's text, packed or not."""
+    from loaders.rawpack import lines
+
+    cols = [c for (c,) in con.execute("select column_name from information_schema.columns where table_name = ? "
+                                      "order by ordinal_position", [table]).fetchall()]  # fmt: skip
+    rows = con.execute(f"select * from {table}").fetchall()
+    if table == "raw_activities":
+        m, q, r = cols.index("match_id"), cols.index("seq"), cols.index("raw")
+        text = {mid: lines(con, mid, 1, 2**62) for mid in {row[m] for row in rows}}
+        rows = [row[:r] + (text[row[m]].get(row[q]) if row[r] is None else row[r],) + row[r + 1 :] for row in rows]
+    return cols, rows
+
+
+def raw_texts(db: Path) -> list[str]:
+    """Every stored raw line's text (unpacked), by match and seq."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        cols, rows = table_rows(con, "raw_activities")
+        m, q, r = cols.index("match_id"), cols.index("seq"), cols.index("raw")
+        return [row[r] for row in sorted(rows, key=lambda row: (row[m], row[q]))]
+    finally:
+        con.close()
+
+
+def derived_states(con: Any) -> list[tuple[Any, ...]]:
+    """``(match_id, *board)`` after every event of every replayed match (derived from the keyframes)."""
+    from queries.boards import match_boards
+
+    mids = [mid for (mid,) in con.execute("select distinct match_id from board_keyframes order by 1").fetchall()]
+    return [(mid, *row) for mid in mids for row in match_boards(con, mid).itertuples(index=False)]
+
+
 def table_snapshot(db: Path, exclude: tuple[str, ...] = ("load_runs",)) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every data table, sorted (for 'nothing changed' assertions)."""
+    """Every row of every data table, sorted (for 'nothing changed' assertions).
+
+    Storage is compared by content: ``raw_activities`` with each line's text (packed or not) and,
+    instead of the keyframes, ``states``: the board after every event of every replayed match
+    (derived from the keyframes; excluded with "states")."""
     con = duckdb.connect(str(db), read_only=True)
     try:
         tables = [r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()]
         out = {}
         for t in sorted(tables):
-            if t in exclude:
+            if t in exclude or t in PHYSICAL:
                 continue
-            rows = con.execute(f"select * from {t}").fetchall()
-            out[t] = sorted(rows, key=repr)
+            out[t] = sorted(table_rows(con, t)[1], key=repr)
+        if "states" not in exclude and "board_keyframes" in tables:
+            out["states"] = derived_states(con)
         return out
     finally:
         con.close()

@@ -32,7 +32,7 @@ create table if not exists load_issues (
     source      varchar,
     line        bigint,       -- 1-based line (files) or position (MongoDB cursor, JSON array element)
     reason      varchar,
-    raw         varchar,      -- the record's text (first 64 KiB of it)
+    raw         varchar using compression zstd,   -- the record's text (first 64 KiB of it)
     raw_length  bigint,       -- its full length in bytes
     raw_hash    varchar       -- identity for idempotent re-ingest
 );
@@ -44,7 +44,7 @@ create table if not exists raw_activities (
     run_id      integer,
     source      varchar,
     line        bigint,
-    raw         varchar
+    raw         varchar using compression zstd   -- the line as read, while not packed; NULL once its bytes are in raw_blocks
 );
 
 -- One row per match (one dealer run of N rounds).
@@ -128,10 +128,10 @@ create table if not exists events (
     chosen_color  varchar,     -- color_of_wild
     yell_uno      boolean,     -- only when sent as a real boolean; the raw value stays in contents
     draw_reason   varchar,
-    contents      json,
+    contents      json using compression zstd,
     created_at    timestamp,
-    run_id        integer,
-    primary key (match_id, seq)
+    run_id        integer
+    -- one row per (match_id, seq): kept by the loader, no index (an index per event costs more than the table)
 );
 
 create table if not exists penalties (
@@ -141,8 +141,8 @@ create table if not exists penalties (
     turn_no         integer,
     player          varchar,   -- the penalised player
     cause           varchar,   -- the dealer's error text ('timeout', 'Card play invalid with card before.', ...)
-    cards_received  smallint,
-    primary key (match_id, seq)
+    cards_received  smallint
+    -- one row per (match_id, seq): kept by the loader, no index (an index per event costs more than the table)
 );
 
 create table if not exists challenges (
@@ -156,8 +156,8 @@ create table if not exists challenges (
     is_challenge_raw varchar,  -- as sent, when not a boolean
     success         boolean,   -- null when declined
     receiver        varchar,   -- who drew the cards
-    cards_received  smallint,
-    primary key (match_id, seq)
+    cards_received  smallint
+    -- one row per (match_id, seq): kept by the loader, no index (an index per event costs more than the table)
 );
 
 create table if not exists special_logic (
@@ -169,4 +169,17 @@ create table if not exists special_logic (
     title        varchar,      -- null when no title was sent
     title_length integer,      -- JavaScript string length (UTF-16 code units), as the dealer counts
     primary key (match_id, seq)
+);
+
+-- The bytes of raw_activities' lines, packed (loaders.rawpack): up to 1,024 consecutive lines of
+-- one match, concatenated and compressed (codec 'zstd': a standard zstd frame), with each line's
+-- seq and length, so every line comes back byte for byte. raw_activities.raw is NULL for them.
+create table if not exists raw_blocks (
+    match_id    varchar,
+    first_seq   bigint,
+    last_seq    bigint,
+    codec       varchar,
+    seqs        bigint[],
+    lengths     bigint[],
+    data        blob
 );

@@ -19,25 +19,15 @@ create table if not exists violations (
     run_id          integer
 );
 
--- The replayed board after every event, so pages can draw any turn without replaying.
-create table if not exists states (
+-- The replayed board only where the fold over the round's lines cannot give it (the round's deal,
+-- a resync after a snapshot mismatch, an inferred hand-over, a skipped or swapped line, the last
+-- line of a batch): every other event's board is derived from the nearest keyframe before it
+-- (rules.uno.boards; queries.boards.round_boards), and the loader checks at ingest that the
+-- derived board equals the replay's.
+create table if not exists board_keyframes (
     match_id      varchar,
     seq           integer,
     round_no      integer,
-    turn_no       integer,
-    to_act        varchar,     -- whose turn it is
-    prev_actor    varchar,     -- the last player who ended a turn
-    top           varchar,     -- top card with its effective colour, e.g. 'blue-wild'
-    direction     boolean,     -- true: play moves right in seat order
-    draw_pile     smallint,
-    discard_pile  smallint,
-    pending       smallint,    -- cards the player to act must take (draw 2 / wild draw 4)
-    owes_draw     boolean,
-    bind          json,        -- {player: forced-draw turns left} (white wild)
-    hands         json,        -- {player: [card, ...]}
-    yell          json,        -- {player: UNO flag}
-    gate          varchar,     -- 'play-draw' | 'color' | null
-    stall         smallint,    -- consecutive turns without a card moving
-    cards_played  smallint,
+    state         json using compression zstd,   -- the whole GameState (rules.uno.boards.encode_state)
     primary key (match_id, seq)
 );

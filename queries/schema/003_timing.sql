@@ -9,6 +9,6 @@ create table if not exists think_times (
     turn_no     integer,
     player      varchar,
     action      varchar,     -- event name
-    think_ms    integer,
-    primary key (match_id, seq)
+    think_ms    integer
+    -- one row per (match_id, seq): kept by the loader, no index (an index per event costs more than the table)
 );

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, fixture_path, ingest, query, read_lines, table_snapshot, write_lines
+from tests.conftest import REPO, fixture_path, ingest, query, raw_texts, read_lines, table_snapshot, write_lines
 
 BASE = REPO / "tests" / "data" / "probe_head.jsonl"
 
@@ -162,7 +162,7 @@ def test_corrupted_fixture_ingests_every_good_line_and_records_every_bad_one(tmp
     assert report.quarantined == len(bad_lines)
     assert [line for (line,) in query(db, "select line from load_issues order by line")] == bad_lines
     # the events are exactly the good lines, in order
-    raw = [r for (r,) in query(db, "select raw from raw_activities order by seq")]
+    raw = raw_texts(db)
     assert raw == [line.decode() for line in good[:-1]]
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SHARED, ingest, query, table_snapshot
+from tests.conftest import SHARED, ingest, query, raw_texts, table_snapshot
 
 GAMES = SHARED / "fixtures" / "chaser" / "games"
 ITEMS = "log[20261122045903].txt"  # greedy vs greedy: 100 turns, decided on items 20:17, no player at fault
@@ -74,7 +74,7 @@ def check_cut(db: Path, lines: list[bytes], bad: int, why: str, encoding: str = 
     assert query(db, "select count(*) from players where final_rank is not null")[0][0] == 0
     # the raw record is the text read, up to the bad line
     text = (b"\n".join(lines[: bad - 1]) + b"\n").decode(encoding)
-    assert query(db, "select raw from raw_activities") == [(text,)]
+    assert raw_texts(db) == [text]
 
 
 GAME = "select status, end_kind, winner, rounds_played, final_order from matches"

@@ -290,10 +290,10 @@ def test_an_insert_failing_in_the_writer_thread_fails_the_run_and_changes_nothin
 
     def corrupt(self: Any, table: str, batch: Any) -> Any:
         batch = real_narrow(self, table, batch)
-        if table == "raw_activities":
+        if table == "events":
             calls["n"] += 1
             if calls["n"] == 3:  # a seq DuckDB cannot read as a number
-                batch = batch.set_column(1, "seq", pa.array(["x"] * batch.num_rows))
+                batch = batch.set_column(2, "seq", pa.array(["x"] * batch.num_rows))
         return batch
 
     def run(self: Any) -> None:

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import SAMPLE, ingest, query, read_lines, write_lines
+from tests.conftest import PHYSICAL, SAMPLE, derived_states, ingest, query, read_lines, table_rows, table_snapshot, write_lines
 
 LINEAGE = {"run_id", "source", "line", "first_run_id", "last_run_id"}
 M40 = read_lines(SAMPLE)  # 5,887 lines, 40 rounds
@@ -31,13 +31,13 @@ def content(db: Path, leave_out: frozenset[str] = frozenset()) -> dict[str, list
         out = {}
         tables = [r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()]
         for t in sorted(tables):
-            if t in ("load_runs", "load_issues", "kifu_meta"):
+            if t in ("load_runs", "load_issues", "kifu_meta") or t in PHYSICAL:
                 continue
-            cols = [c for (c,) in con.execute(
-                "select column_name from information_schema.columns where table_name = ? order by ordinal_position",
-                [t]).fetchall() if c not in LINEAGE and f"{t}.{c}" not in leave_out]  # fmt: skip
-            rows = con.execute(f"select {', '.join(cols)} from {t}").fetchall()
-            out[t] = sorted(rows, key=repr)
+            cols, rows = table_rows(con, t)
+            keep = [i for i, c in enumerate(cols) if c not in LINEAGE and f"{t}.{c}" not in leave_out]
+            out[t] = sorted((tuple(row[i] for i in keep) for row in rows), key=repr)
+        if "board_keyframes" in tables:
+            out["states"] = derived_states(con)
         return out
     finally:
         con.close()
@@ -202,8 +202,10 @@ def test_download_head_and_mongodb_tail_are_one_match(tmp_path: Path) -> None:
     ingest(whole, write_lines(tmp_path / "whole.jsonl", M40))
     timing = "select match_id, seq from {} order by 2"
     assert query(db, "select count(*), max(n_events) from matches") == [(1, 5887)]
-    for table in ("events", "states", "violations", "penalties"):
+    for table in ("events", "violations", "penalties"):
         assert query(db, timing.format(table)) == query(whole, timing.format(table)), table
+    assert table_snapshot(db, exclude=("load_runs", "raw_activities"))["states"] == \
+        table_snapshot(whole, exclude=("load_runs", "raw_activities"))["states"]  # fmt: skip
 
 
 @pytest.mark.parametrize("copies", [2, 3, 70])
@@ -220,16 +222,19 @@ def test_the_same_log_concatenated_many_times_is_one_match(tmp_path: Path, copie
     assert query(db, "select count(*), max(n_events) from matches") == [(1, len(head))]
 
 
-def test_record_keys_missing_from_an_older_database_are_filled_in_by_the_next_ingest(tmp_path: Path) -> None:
-    """Schema 3 kept no record key: the next ingest reads each stored line back into its key (the ALGORI
-    loader's own reading, handed to the shared store) and the re-ingest stays a no-op."""
+def test_a_database_of_an_older_schema_is_refused_saying_why(tmp_path: Path) -> None:
+    """Schema 8 stores boards as keyframes and lines packed: a file written by schema 7 or older is
+    refused (nothing written to it), with what to do."""
+    from loaders.pipeline import ingest as run_ingest
+    from loaders.sources import FileSource
+    from queries import DatabaseError
+
     db = tmp_path / "kifu.duckdb"
     ingest(db, SAMPLE)
-    keys = query(db, "select match_id, seq, rkey from raw_activities order by all")
-    events = query(db, "select count(*) from events")
     con = duckdb.connect(str(db))
-    con.execute("update raw_activities set rkey = null")
+    con.execute("update kifu_meta set value = '7' where key = 'schema_version'")
     con.close()
-    ingest(db, SAMPLE)
-    assert query(db, "select match_id, seq, rkey from raw_activities order by all") == keys
-    assert query(db, "select count(*) from events") == events
+    before = table_snapshot(db)
+    with pytest.raises(DatabaseError, match=r"older Kifu \(schema 7; this Kifu uses 8.*ingest the logs again into a new --db"):
+        run_ingest([FileSource(SAMPLE)], db)
+    assert table_snapshot(db) == before

@@ -28,7 +28,7 @@ import pytest
 from loaders import live
 from loaders.feeds import Folder, MongoFeed, follow_path
 from loaders.watch import Watcher
-from tests.conftest import REPO, SHARED, fixture_path, query
+from tests.conftest import PHYSICAL, REPO, SHARED, derived_states, fixture_path, query, table_rows
 from tests.conftest import ingest as ingest_files
 from tests.loaders.test_mongo import mongo  # noqa: F401 - the fixture: mongomock, or a real server
 
@@ -39,17 +39,20 @@ RUN_TABLES = {"load_runs", "live_matches"}
 
 
 def content(db: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows without lineage columns, sorted."""
+    """Every table's rows without lineage columns, sorted; stored by content (every raw line's text,
+    the board after every event: how they are packed and which boards are keyframes depend on the
+    batches)."""
     con = duckdb.connect(str(db), read_only=True)
     try:
         out = {}
-        tables = con.execute("select table_name, list(column_name order by ordinal_position) "
-                             "from information_schema.columns group by 1").fetchall()  # fmt: skip
-        for table, cols in sorted(tables):
-            if table in RUN_TABLES:
+        tables = [t for (t,) in con.execute("select table_name from information_schema.tables").fetchall()]
+        for table in sorted(tables):
+            if table in RUN_TABLES or table in PHYSICAL:
                 continue
-            keep = ", ".join(c for c in cols if c not in LINEAGE)
-            out[table] = sorted(con.execute(f"select {keep} from {table}").fetchall(), key=repr)
+            cols, rows = table_rows(con, table)
+            keep = [i for i, c in enumerate(cols) if c not in LINEAGE]
+            out[table] = sorted((tuple(row[i] for i in keep) for row in rows), key=repr)
+        out["states"] = derived_states(con)
         return out
     finally:
         con.close()
