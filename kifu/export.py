@@ -287,10 +287,47 @@ def _copy_options(fmt: str, partitioned: bool) -> str:
     return ", ".join(opts)
 
 
+#: Tables the lake holds by content, not as stored: ``raw_blocks`` (the packed bytes of the raw lines) is
+#: written empty, its lines going to ``raw_activities.raw`` as text (compressed by the file format itself).
+UNPACKED = {"raw_blocks": "raw_activities"}
+
+
+def _write_raw_lines(con: Any, table: Table, stage: Path, fmt: str, selective: bool) -> None:
+    """``raw_activities`` with every line's text, packed or not: one match at a time (bounded memory)."""
+    import pyarrow as pa
+
+    from loaders.rawpack import lines
+
+    target = stage / table.name
+    target.mkdir()
+    where = " where match_id in (select match_id from kifu_export_selection)" if selective else ""
+    games = dict(con.execute("select match_id, any_value(game) from main.matches group by 1").fetchall()) \
+        if con.execute("select count(*) from information_schema.tables where table_name = 'matches'").fetchone()[0] else {}  # fmt: skip
+    names = [c for c, _ in table.columns]
+    for (match,) in con.execute(f"select distinct match_id from main.raw_activities{where} order by 1").fetchall():
+        rows = con.sql("select * from main.raw_activities where match_id is not distinct from $m order by seq",
+                       params={"m": match}).to_arrow_table()
+        if match is not None and rows.column("raw").null_count:
+            text = lines(con, match, 1, 2**62)
+            raw = [r if r is not None else text.get(q) for r, q in zip(rows.column("raw").to_pylist(),
+                                                                       rows.column("seq").to_pylist(), strict=True)]  # fmt: skip
+            rows = rows.set_column(names.index("raw"), "raw", pa.array(raw, type=pa.string()))
+        part = rows.drop_columns(["match_id"])  # noqa: F841 - read by name below
+        folder = target / f"game={folder_value(games.get(match, UNKNOWN_GAME))}" / f"match_id={folder_value(match)}"
+        folder.mkdir(parents=True)
+        con.execute(f"copy (select * from part) to {_literal(str(folder / f'part-0.{fmt}'))} ({_copy_options(fmt, False)})")
+
+
 def _write_table(con: Any, table: Table, stage: Path, fmt: str, selective: bool, has_matches: bool) -> None:
     """One table into ``stage/<table>``: partitioned by (game, match_id) when it has a match_id, else whole."""
     name = _ident(table.name)
     target = stage / table.name
+    if table.name == "raw_activities" and any(c == "raw" for c, _ in table.columns):
+        _write_raw_lines(con, table, stage, fmt, selective)
+        return
+    if table.name in UNPACKED:
+        target.mkdir()
+        return
     if not table.partitioned:
         target.mkdir()
         con.execute(f"copy main.{name} to {_literal(str(target / f'part-0.{fmt}'))} ({_copy_options(fmt, False)})")
