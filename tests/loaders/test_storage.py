@@ -1,0 +1,164 @@
+"""Schema 8's storage contract (docs/data-model.md, "Boards and raw lines since schema 8").
+
+* The board derived for every event (``queries.boards``: the fold from the nearest keyframe) is the
+  replay's own board — on every fixture, a log with gaps, the stored (MongoDB) copies, a resumed
+  match and a match replayed in worker processes.
+* Every raw line comes back byte for byte (``loaders.rawpack``), whatever it holds.
+* Keyframes are few on a log the fold follows (about one per round), and blocks hold at most
+  ``BLOCK_LINES`` lines.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from loaders.algori import activity_from_raw, state_row
+from loaders.rawpack import BLOCK_LINES, lines
+from queries.boards import BOARD_COLUMNS, boards
+from rules.core import Frame
+from rules.uno.replay import MatchReplay
+from tests.conftest import MATCHES, REPO, damage, fixture_path, ingest, raw_texts, read_lines, write_lines
+
+
+def replayed_boards(con: duckdb.DuckDBPyConnection, match: str) -> dict[int, dict[str, Any]]:
+    """The board after every event as a fresh replay of the stored lines gives it (what the loader replayed)."""
+    text = lines(con, match, 1, 2**62)
+    r = MatchReplay(match_id=match)
+    frames: list[Frame] = []
+    for seq in sorted(text):
+        frames += r.feed(activity_from_raw(text[seq], seq))
+    frames += r.close()
+    out = {}
+    for fr in frames:
+        if fr.event is not None:
+            row = state_row(match, fr)[1:]
+            out[fr.seq] = dict(zip(BOARD_COLUMNS, (v.decode() if isinstance(v, bytes) else v for v in row), strict=True))
+    return out
+
+
+def derived_boards(con: duckdb.DuckDBPyConnection, match: str) -> dict[int, dict[str, Any]]:
+    (last,), = con.execute("select max(seq) from events where match_id = ?", [match]).fetchall()
+    return {b["seq"]: b for b in boards(con, match, 1, int(last))}
+
+
+def assert_boards_are_the_replays(db: Path) -> int:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        checked = 0
+        for (match,) in con.execute("select match_id from matches where game = 'algori-uno'").fetchall():
+            want, got = replayed_boards(con, match), derived_boards(con, match)
+            n_events = con.execute("select count(*) from events where match_id = ?", [match]).fetchone()[0]
+            assert len(got) == n_events, match
+            assert got.keys() == want.keys(), match
+            bad = [s for s in want if got[s] != want[s]]
+            assert not bad, (match, bad[:3], want[bad[0]], got[bad[0]])
+            checked += len(want)
+        return checked
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("match", MATCHES)
+def test_every_derived_board_is_the_replays_board(tmp_path: Path, match: str) -> None:
+    db = tmp_path / "k.duckdb"
+    ingest(db, fixture_path(match))
+    assert assert_boards_are_the_replays(db) > 0
+
+
+@pytest.mark.parametrize("match", ["misbehave_skipbind2_80", "speciallogic_timeout_probe_2"])
+def test_boards_of_the_stored_copy_and_of_worker_processes_are_the_replays(tmp_path: Path, match: str) -> None:
+    stored, workers = tmp_path / "s.duckdb", tmp_path / "w.duckdb"
+    ingest(stored, fixture_path(match, "stored"))
+    ingest(workers, fixture_path(match), jobs=2, rounds_per_task=2)
+    assert assert_boards_are_the_replays(stored) > 0 and assert_boards_are_the_replays(workers) > 0
+
+
+@pytest.mark.parametrize("op", ["drop", "dup", "swap"])
+def test_boards_over_log_gaps_are_the_replays(tmp_path: Path, op: str) -> None:
+    """A lost, repeated or swapped line: the replay's own reasoning there is kept as a keyframe."""
+    lines_ = read_lines(fixture_path("misbehave_bind2_40"))
+    for i in (57, 911, 2400, 4001):
+        damage(lines_, op, i)
+    db = tmp_path / "k.duckdb"
+    ingest(db, write_lines(tmp_path / "gaps.jsonl", lines_))
+    assert assert_boards_are_the_replays(db) > 0
+
+
+def test_a_match_continued_in_a_later_run_has_the_replays_boards(tmp_path: Path) -> None:
+    whole = read_lines(fixture_path("misbehave_bind2_40"))
+    db = tmp_path / "k.duckdb"
+    for i, (a, b) in enumerate([(0, 777), (777, 3001), (3001, len(whole))]):
+        ingest(db, write_lines(tmp_path / f"part{i}.jsonl", whole[a:b]))
+    assert assert_boards_are_the_replays(db) == len(whole)
+
+
+def test_keyframes_are_few_on_a_log_the_fold_follows(tmp_path: Path) -> None:
+    db = tmp_path / "k.duckdb"
+    ingest(db, fixture_path("demo4_skipbind2_300"))
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        (events, rounds, keyframes), = con.execute(
+            "select (select count(*) from events), (select count(*) from rounds), (select count(*) from board_keyframes)").fetchall()
+        firsts = con.execute("select count(*) from board_keyframes k join events e using (match_id, seq) "
+                             "where e.event = 'first-player'").fetchone()[0]  # fmt: skip
+        per_block = con.execute("select max(len(seqs)), bool_and(len(seqs) = len(lengths)) from raw_blocks").fetchone()
+        dup = con.execute("select count(*) from (select match_id, seq from events group by all having count(*) > 1)").fetchone()[0]
+    finally:
+        con.close()
+    assert firsts == rounds  # every round starts from a keyframe
+    assert rounds <= keyframes <= rounds + rounds // 10 + 5, (events, rounds, keyframes)
+    assert per_block[0] <= BLOCK_LINES and per_block[1]
+    assert dup == 0
+
+
+def test_every_raw_line_comes_back_byte_for_byte(tmp_path: Path) -> None:
+    """Non-ASCII names, escapes, huge numbers, a line of 200,000 characters, Kakomimasu and CHaser
+    records: what was read is what comes back, packed or not."""
+    source = read_lines(fixture_path("misbehave_bind2_40"))
+    docs = [json.loads(x) for x in source[:40]]
+    docs[4]["contents"]["player_name"] = "棋譜 <b>*bold*</b> \\u0000 \U0001f600"
+    special = [json.dumps(d, ensure_ascii=i % 2 == 0).encode() for i, d in enumerate(docs)]
+    special.append(json.dumps({**docs[-1], "contents": {**docs[-1]["contents"], "pad": "x" * 200_000}}).encode())
+    lines_ = special + source[40:] + read_lines(REPO / "tests" / "data" / "hostile_numbers.jsonl")
+    db = tmp_path / "k.duckdb"
+    log = write_lines(tmp_path / "log.jsonl", lines_)
+    report = ingest(db, log)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        bad = {n for (n,) in con.execute("select line from load_issues").fetchall()}
+    finally:
+        con.close()
+    assert report.quarantined == len(bad) < 10  # a few of the hostile numbers' lines
+    accepted = [x.decode() for n, x in enumerate(lines_, 1) if n not in bad]
+    assert sorted(raw_texts(db)) == sorted(accepted) and len(accepted) > 5000
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("select count(*) from raw_activities where raw is not null").fetchone()[0] == 0
+        assert con.execute("select count(*) from raw_blocks").fetchone()[0] > 1
+    finally:
+        con.close()
+
+
+def test_kakomimasu_and_chaser_records_come_back_byte_for_byte(tmp_path: Path) -> None:
+    from queries import dashboard as q
+
+    db = tmp_path / "k.duckdb"
+    kako = sorted((REPO / "tests" / "fixtures" / "kakomimasu" / "v1_games").glob("*.json"))[:3]
+    chaser = sorted((REPO / "tests" / "fixtures" / "chaser" / "games").glob("log*.txt"))[:2]
+    if not kako or not chaser:
+        pytest.skip("Kakomimasu or CHaser fixtures missing from tests/fixtures")
+    ingest(db, *kako, *chaser)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        records = {m: q.match_records(con, m) for (m,) in con.execute("select match_id from matches").fetchall()}
+    finally:
+        con.close()
+    texts = {r for recs in records.values() for _, r in recs}
+    assert len(records) == len(kako) + len(chaser) and all(records.values())
+    for path in kako + chaser:  # a whole file is one record: its text exactly
+        assert path.read_bytes().decode("utf-8") in texts, path.name
