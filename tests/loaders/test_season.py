@@ -268,3 +268,27 @@ def test_a_run_stopped_while_the_workers_read_leaves_the_database_and_no_part(tm
         assert b"interrupted; the database is unchanged" in err
     assert tables(db)["events"] == before["events"] and tables(db)["matches"] == before["matches"]
     assert _wait_for(lambda: leftovers(tmp_path) == [], timeout=10), leftovers(tmp_path)
+
+
+def test_the_progress_bar_advances_file_by_file(tmp_path: Path, every_file: None) -> None:
+    made: list[Any] = []
+
+    class Bar:
+        def __init__(self, source: Any) -> None:
+            self.source, self.done, self.updates, self.closed = source, 0, 0, False
+            made.append(self)
+
+        def update(self, n: int) -> None:
+            assert not self.closed and n > 0
+            self.done, self.updates = self.done + n, self.updates + 1
+
+        def set_postfix_str(self, text: str, refresh: bool = False) -> None:
+            pass
+
+        def close(self) -> None:
+            self.closed = True
+
+    paths = [FIXTURES / f"{m}.download.jsonl.gz" for m in ALGORI]
+    report = _ingest(tmp_path / "k.duckdb", paths, jobs=2, progress=Bar)
+    assert report.files_in_workers == len(paths)
+    assert [(Path(b.source.name), b.done, b.closed) for b in made] == [(p, p.stat().st_size, True) for p in paths]
