@@ -3,10 +3,12 @@ merged into the run's transaction — the tables are those of one process, whate
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -230,6 +232,20 @@ def test_which_sources_go_to_workers(tmp_path: Path) -> None:
     assert season.worker_memory("256MB", 2) == "81MiB" and season.worker_memory("100MB", 4) == "64MiB"
 
 
+def _tagged(tag: bytes) -> list[int]:
+    """Live processes whose environment holds ``tag`` (a zombie shows none)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/environ", "rb") as f:
+                    if tag in f.read().split(b"\0"):
+                        found.append(int(name))
+            except OSError:
+                continue
+    return found
+
+
 def _wait_for(cond: Any, timeout: float = 120.0) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -239,6 +255,7 @@ def _wait_for(cond: Any, timeout: float = 120.0) -> bool:
     return False
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
 def test_a_run_stopped_while_the_workers_read_leaves_the_database_and_no_part(tmp_path: Path, sig: int) -> None:
     big = [FIXTURES / "misbehave_skipbind2_80.download.jsonl.gz", FIXTURES / "demo4_skipbind2_300.download.jsonl.gz"]
@@ -247,8 +264,10 @@ def test_a_run_stopped_while_the_workers_read_leaves_the_database_and_no_part(tm
     db = tmp_path / "k.duckdb"
     _ingest(db, [SAMPLE])
     before = tables(db)
+    tag = f"KIFU_TEST_SEASON_RUN={uuid.uuid4().hex}".encode()
     proc = subprocess.Popen([sys.executable, "-m", "kifu.cli", "ingest", *map(str, big), "--db", str(db), "--jobs", "2",
-                             "--no-progress"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+                             "--no-progress"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, tag.decode().split("=")[0]: tag.decode().split("=")[1]})  # fmt: skip
     try:
         assert _wait_for(lambda: any(".part-" in p.name for p in tmp_path.iterdir()) or proc.poll() is not None)
         assert proc.poll() is None, proc.communicate()
@@ -258,10 +277,11 @@ def test_a_run_stopped_while_the_workers_read_leaves_the_database_and_no_part(tm
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    # the workers, their forkserver and the resource tracker end with the ingest process, however it ends
+    assert _wait_for(lambda: not _tagged(tag), timeout=10), _tagged(tag)
     if sig == signal.SIGKILL:
         assert proc.returncode == -signal.SIGKILL
         assert leftovers(tmp_path)  # the parts the killed run was writing
-        time.sleep(0.5)  # the workers end with the ingest process (their lifeline)
         ingest_swapped(open_sources([str(SAMPLE)]), db)  # the next ingest into the database removes them
     else:
         assert proc.returncode == (130 if sig == signal.SIGINT else 143), err
