@@ -18,8 +18,10 @@ select s.bot, count(*) as games, count(*) filter (where s.winner = s.team) as wi
        count(*) filter (where s.winner is not null and s.winner <> s.team) as losses,
        count(*) filter (where s.winner is null and s.end_kind = 'draw') as draws,
        sum(s.items) as items, round(avg(s.items), 1) as items_per_game,
-       string_agg(distinct case when s.winner = s.team then s.end_kind end, ', ') as won_by,
-       string_agg(distinct case when s.winner is not null and s.winner <> s.team then s.end_kind end, ', ') as lost_by,
+       string_agg(distinct case when s.winner = s.team then s.end_kind end, ', '
+                  order by case when s.winner = s.team then s.end_kind end) as won_by,
+       string_agg(distinct case when s.winner is not null and s.winner <> s.team then s.end_kind end, ', '
+                  order by case when s.winner is not null and s.winner <> s.team then s.end_kind end) as lost_by,
        a.walks, a.looks, a.searches, a.puts, a.invalid
 from sides s
 left join acts a on a.bot = s.bot
