@@ -442,6 +442,8 @@ class Season:
         con = store.con
         self._attached += 1
         alias = f"kifu_part_{self._attached}"
+        if con.execute("select count(*) from duckdb_databases() where database_name = ?", [alias]).fetchall()[0][0]:
+            alias += f"_{os.getpid()}"  # a target file of that very name (its catalog is named after it)
         literal = str(path).replace("'", "''")
         con.execute(f"attach '{literal}' as {alias} (read_only)")  # detached when the connection closes
         columns: dict[str, list[str]] = {}
