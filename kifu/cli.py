@@ -105,8 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dealer", help="ALGORI: only this dealer name (MongoDB)")
     p.add_argument("--dealer-code", help="ALGORI: only this dealer code (MongoDB)")
     p.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
-                   help="processes replaying ALGORI rounds and Kakomimasu and CHaser games (default: every "
-                   "core; 1: none beside this one)")
+                   help="worker processes: several large log files (a season) are ingested whole side by side, "
+                   "one file per worker; one file's ALGORI rounds and Kakomimasu and CHaser games are replayed in "
+                   "them (default: every core; 1: none beside this one)")
     p.add_argument("--ruleset", metavar="ID",
                    help="UNO: judge every match by this rule profile (e.g. jua-2016, algori-2023/bind_2), for logs "
                    "that do not name theirs (default: the profile the log names in first-player.contents.ruleset, "
