@@ -162,6 +162,8 @@ def ingest(
                 parts.run(store, report, lambda s: _ingest_source(s, store, report, progress, validate, games, None,
                                                                   ruleset))  # fmt: skip
                 report.files_in_workers, report.files_read_again = parts.merged, parts.redone
+                # the workers are gone: the commit gets the run's whole setting (it writes what every part added)
+                queries.set_memory_limit(con, limit)
             else:
                 for source in sources:
                     _ingest_source(source, store, report, progress, validate, games, pool, ruleset)
