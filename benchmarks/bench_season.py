@@ -414,7 +414,7 @@ def browser_pages(db: Path, match: str, rounds: int, loads: int, opens: int) -> 
         page.wait_for_selector(".kr-board .ut")
         opened = []
         for _ in range(opens):
-            title = page.locator(".kr-title").inner_text()
+            title = page.locator(".kr-title").last.inner_text()  # the new round's title (the old one may linger while it leaves)
             t = time.perf_counter()
             page.get_by_test_id("stButton").filter(has_text="▶").first.click()
             page.wait_for_function(NEW_TITLE_JS, arg=title, timeout=60_000)
