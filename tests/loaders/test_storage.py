@@ -22,7 +22,7 @@ from loaders.rawpack import BLOCK_LINES, lines
 from queries.boards import BOARD_COLUMNS, boards
 from rules.core import Frame
 from rules.uno.replay import MatchReplay
-from tests.conftest import MATCHES, REPO, damage, fixture_path, ingest, raw_texts, read_lines, write_lines
+from tests.conftest import REPO, SMALL_MATCHES, damage, fixture_path, ingest, raw_texts, read_lines, write_lines
 
 
 def replayed_boards(con: duckdb.DuckDBPyConnection, match: str) -> dict[int, dict[str, Any]]:
@@ -63,7 +63,7 @@ def assert_boards_are_the_replays(db: Path) -> int:
         con.close()
 
 
-@pytest.mark.parametrize("match", MATCHES)
+@pytest.mark.parametrize("match", SMALL_MATCHES)  # the 300-round log: test_keyframes_are_few… and test_rounds
 def test_every_derived_board_is_the_replays_board(tmp_path: Path, match: str) -> None:
     db = tmp_path / "k.duckdb"
     ingest(db, fixture_path(match))
@@ -114,6 +114,7 @@ def test_keyframes_are_few_on_a_log_the_fold_follows(tmp_path: Path) -> None:
     assert rounds <= keyframes <= rounds + rounds // 10 + 5, (events, rounds, keyframes)
     assert per_block[0] <= BLOCK_LINES and per_block[1]
     assert dup == 0
+    assert assert_boards_are_the_replays(db) == events
 
 
 def test_every_raw_line_comes_back_byte_for_byte(tmp_path: Path) -> None:
