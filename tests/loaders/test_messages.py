@@ -630,6 +630,7 @@ def test_help_names_every_game(argv: list[str], capsys: Cap) -> None:
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
     assert all(game in text for game in ("ALGORI UNO", "Kakomimasu", "CHaser")), text
     if argv[0] == "ingest":
-        assert "processes replaying ALGORI rounds and Kakomimasu and CHaser games" in text
+        assert "several large log files (a season) are ingested whole side by side" in text
+        assert "ALGORI rounds and Kakomimasu and CHaser games are replayed in them" in text
         assert "1 when nothing could be ingested (the database is left as it was, or none is made)" in text
         assert "e.g. 256MB, 1.5GB, 2GiB; default 256MB" in text
