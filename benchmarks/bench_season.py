@@ -372,7 +372,7 @@ def browser_pages(db: Path, match: str, rounds: int, loads: int, opens: int) -> 
     every page (navigation → script done, heading shown), and "next round ▶" → the next round's board."""
     from playwright.sync_api import sync_playwright
 
-    from benchmarks.bench_browser import PAGES
+    from benchmarks.bench_browser import CHROMIUM_ARGS, PAGES
     from tests.e2e.conftest import CHROMIUM, serve
 
     if not CHROMIUM.exists():
@@ -381,9 +381,7 @@ def browser_pages(db: Path, match: str, rounds: int, loads: int, opens: int) -> 
     opens = min(opens, rounds - start)
     first: dict[str, list[float]] = {}
     with serve(db) as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run", "--disable-quic"])  # fmt: skip
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1440, "height": 900})
 
         def ready() -> None:

@@ -207,17 +207,7 @@ def _open_database(db: Path) -> Iterator[Any]:
     if not db.is_file():
         raise ExportError(f"{terminal(db)} is not a database file")
     try:
-        for _ in range(int(live.READ_WAIT_S / live.RETRY_S)):
-            try:
-                with live.read_gate(db):
-                    con = queries.connect(db, read_only=True)
-                break
-            except queries.DatabaseError as exc:
-                if "locked" not in str(exc) or not live.watcher_present(db):
-                    raise
-                time.sleep(live.RETRY_S)
-        else:
-            con = queries.connect(db, read_only=True)
+        con = live.open_read_only(db)
     except queries.DatabaseError as exc:
         raise ExportError(terminal(exc), status=1 if "locked" in str(exc) else 2) from None
     try:

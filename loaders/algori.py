@@ -433,14 +433,6 @@ PENDING_CAP = 1000
 OPEN_CAP = 64
 
 
-def stored_record_key(raw: str) -> int:
-    """The record key of a raw line as the database stores it (to key a schema-3 database's lines)."""
-    doc = parse_json(raw)
-    if '"$number' in raw:
-        doc = unwrap_extended_json(doc)
-    return record_meta(normalize(doc)).key
-
-
 def record_meta(a: Activity, *, keyed: bool = True) -> Meta:
     """What assembling needs of a record; its key (the costliest part) left to :func:`keyed_meta` unless ``keyed``."""
     c = a.contents if isinstance(a.contents, dict) else {}

@@ -299,6 +299,23 @@ def _open_alone(db: Path, waiting: Callable[[str], None] | None,
             time.sleep(RETRY_S)
 
 
+def open_read_only(db: str | Path) -> duckdb.DuckDBPyConnection:
+    """``db`` opened read-only through the gate: a ``kifu watch`` holding the file lets go of it for the
+    moment (retried while it is locked by a watcher, up to :data:`READ_WAIT_S`). Raises
+    ``queries.DatabaseError`` as ``queries.connect`` does."""
+    import queries
+
+    for _ in range(int(READ_WAIT_S / RETRY_S)):
+        try:
+            with read_gate(db):
+                return queries.connect(db, read_only=True)
+        except queries.DatabaseError as exc:
+            if "locked" not in str(exc) or not watcher_present(db):
+                raise
+            time.sleep(RETRY_S)
+    return queries.connect(db, read_only=True)
+
+
 def free_share(con: duckdb.DuckDBPyConnection) -> float:
     """The share of the database file's blocks that are free (space a compaction gives back)."""
     row = con.execute("select free_blocks, total_blocks from pragma_database_size()").fetchone()

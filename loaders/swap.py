@@ -13,7 +13,6 @@ import errno
 import fcntl
 import os
 import shutil
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -214,17 +213,7 @@ def _check_usable(db: Path) -> None:
 
     from loaders import live
 
-    for _ in range(int(live.READ_WAIT_S / live.RETRY_S)):
-        try:
-            with live.read_gate(db):  # a kifu watch holding the file lets go of it for the moment
-                con = queries.connect(db, read_only=True)
-            break
-        except queries.DatabaseError as exc:
-            if "locked" not in str(exc) or not live.watcher_present(db):
-                raise
-            time.sleep(live.RETRY_S)
-    else:
-        con = queries.connect(db, read_only=True)
+    con = live.open_read_only(db)  # a kifu watch holding the file lets go of it for the moment
     try:
         queries.check_schema(con, upgrade=True)
     finally:
