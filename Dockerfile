@@ -17,6 +17,8 @@ RUN pip install -r requirements.txt
 
 COPY pyproject.toml pyproject.toml
 COPY README.md README.md
+COPY common common
+COPY referee referee
 COPY kifu kifu
 COPY rules rules
 COPY loaders loaders

@@ -14,8 +14,9 @@ from typing import Any
 import pandas as pd
 
 from app.describe import ACTIONS, cell_int, cell_text, describe, event_label
-from app.findings import finding_sentence, with_names
+from app.findings import finding_sentence
 from app.reasons import SEVERITIES
+from app.rulesets import JUA, rules_family
 from app.i18n import N_, _
 from queries import dashboard as q
 from rules.uno.events import penalty_text
@@ -167,8 +168,6 @@ def uno_round(
     played (``played.pair``), the pending draw stack and who must answer it (``board.stack``), a challenge's
     outcome (``challenge``), a hand shown to the challenger only (``shown``) and the offender who must play
     again after a successful challenge (``board.must_play``)."""
-    from app.ui import JUA, rules_family
-
     family = rules_family(info.get("ruleset"))
     rows = events.to_dict("records")
     by_seq: dict[int, list[dict[str, Any]]] = {}

@@ -25,9 +25,10 @@ import streamlit as st
 
 import queries
 from app import i18n, replayer
-from kifu import settings
-from loaders import live
+from common import settings
+from queries import sharing as live
 from app.i18n import N_, _
+from app.rulesets import JUA, RULE_SHORT, rules_family
 from queries import dashboard as q
 
 UPLOAD_NOTE = {"open": N_("read-only here; logs can be added on the Upload page"),
@@ -126,7 +127,7 @@ _MEMORY_REFUSED: list[str | None] = [None]
 
 
 def _memory_limit() -> str:
-    """KIFU_MEMORY_LIMIT checked (:func:`kifu.settings.memory_limit`), or the dashboard's default when it is
+    """KIFU_MEMORY_LIMIT checked (:func:`common.settings.memory_limit`), or the dashboard's default when it is
     not a size (:func:`settings_warning` says so on every page)."""
     try:
         return settings.memory_limit(default=settings.DASHBOARD_MEMORY)
@@ -151,7 +152,7 @@ def settings_warning() -> None:
 def _open(path: Path, broken: str | None = None) -> str:
     """The catalog name under which the current version of ``path`` is attached (attached now if need be).
 
-    An ingest writes a copy and renames it over the file (``loaders.swap``).  Each version of
+    An ingest writes a copy and renames it over the file (``loaders.live.swap``).  Each version of
     the file is ATTACHed under its own name (ATTACH bypasses DuckDB's per-path instance cache,
     which would otherwise keep serving the replaced file while any session still reads it);
     the previous version is detached as soon as no page run uses it.  ``broken``: a catalog a
@@ -211,7 +212,7 @@ def close_all() -> None:
 # ----------------------------------------------------------------------------- reading while a watcher writes
 #
 # A ``kifu watch`` writes the database in place, batch by batch, and DuckDB keeps every writer out
-# while any process has the file open (``loaders/live.py``).  While a watcher is present the
+# while any process has the file open (``queries/sharing.py``).  While a watcher is present the
 # dashboard therefore holds the file only while a page run uses it: each run (and each fragment
 # run) takes a *lease* on the current attachment — through the watcher's gate, so a waiting batch
 # is never starved — and gives it back when it ends; the last lease of an attachment detaches it.
@@ -505,7 +506,7 @@ LIVE = N_("● live")
 
 
 def watcher_present() -> bool:
-    """Whether a ``kifu watch`` is writing the dashboard's database right now (``loaders.live``)."""
+    """Whether a ``kifu watch`` is writing the dashboard's database right now (``queries.sharing``)."""
     return live.watcher_present(db_path())
 
 
@@ -581,31 +582,6 @@ def games_in_order(games: Any) -> list[str]:
 
 #: The white wild's effect in a match (the dealer's ``white_wild`` setting), in words.
 WHITE_WILD = {"bind_2": N_("bind 2"), "skip_bind_2": N_("skip-bind 2")}
-
-
-#: UNO's rule families (a profile's ``family``, ``rules/uno/profile.py``): how the pages name them.
-RULE_FAMILIES = {"algori-2023": N_("ALGORI 2023 contest rules"), "jua-2016": N_("JUA competition rules (2016)")}
-#: A family's short name (the sidebar's match labels).
-RULE_SHORT = {"algori-2023": N_("ALGORI 2023"), "jua-2016": N_("JUA 2016")}
-ALGORI, JUA = "algori-2023", "jua-2016"
-
-
-def rules_family(ruleset: Any) -> str:
-    """The rule family of a match's ``ruleset`` (``algori-2023`` or ``jua-2016``); a match whose log names no
-    profile (an ALGORI dealer's log from before profiles) is ALGORI's."""
-    from rules.uno.profile import get
-
-    if not isinstance(ruleset, str) or not ruleset:
-        return ALGORI
-    try:
-        return get(ruleset).family
-    except ValueError:
-        return JUA if ruleset.startswith("jua-") else ALGORI
-
-
-def rules_words(ruleset: Any) -> str:
-    """A match's rules as a person reads them: 'JUA competition rules (2016)'."""
-    return _(RULE_FAMILIES[rules_family(ruleset)])
 
 
 def match_family(con: Any, match: str | None) -> str | None:

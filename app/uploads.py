@@ -1,7 +1,7 @@
 """Uploads: who may upload, where files go, the disk budget, and the ingest job that runs them.
 
 Uploaded files are written to Kifu's data folder under a name Kifu makes up (never the
-client's), ingested by a separate process (``loaders.upload_job``) and removed when that
+client's), ingested by a separate process (``loaders.live.upload_job``) and removed when that
 job ends, whether it succeeded or not: the records live on in the database.
 """
 
@@ -92,7 +92,7 @@ def start_ingest(path: Path) -> tuple[subprocess.Popen[bytes], Path]:
     """Start the ingest job for an uploaded file; returns the process and its status file."""
     status = path.with_name(path.name + ".status.json")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "loaders.upload_job", str(path), str(ui.db_path()), str(status)],
+        [sys.executable, "-m", "loaders.live.upload_job", str(path), str(ui.db_path()), str(status)],
         cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     return proc, status

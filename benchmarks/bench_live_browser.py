@@ -29,9 +29,9 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks.bench_watch import cut_rounds, pct  # noqa: E402
 from kifu.replay_log import replay_to_file  # noqa: E402
-from loaders import live  # noqa: E402
-from loaders.feeds import follow_path  # noqa: E402
-from loaders.watch import Finding, Watcher  # noqa: E402
+from queries import sharing as live  # noqa: E402
+from loaders.core.feeds import follow_path  # noqa: E402
+from loaders.live.watch import Finding, Watcher  # noqa: E402
 
 DEFAULT_LOG = REPO / "tests" / "fixtures" / "algori-2023" / "misbehave_skipbind2_80.download.jsonl.gz"
 

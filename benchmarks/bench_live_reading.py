@@ -1,6 +1,6 @@
 """The dashboard reading while `kifu watch` writes: page runs against the watcher's waits.
 
-A watcher (``tests/app/live_watcher.py``: :class:`loaders.watch.Watcher` in a process of its own, each
+A watcher (``tests/app/live_watcher.py``: :class:`loaders.live.watch.Watcher` in a process of its own, each
 batch's wait for the file and hold of it timed) follows a file into which a real 300-round dealer log
 is written as fast as possible.  Meanwhile the Matches page and the round replayer run again and again
 (AppTest, English and Japanese, as one viewer clicking without pause) and ``--readers`` threads read as
@@ -55,7 +55,7 @@ def events_in(db: Path) -> int:
 
 
 def run(log: Path, readers: int, pages: bool) -> dict[str, Any]:
-    from loaders import live
+    from queries import sharing as live
 
     lines = read_lines(log)
     tmp = Path(tempfile.mkdtemp(prefix="kifu-live-"))

@@ -23,10 +23,10 @@ from benchmarks.synth import LARGEST  # noqa: E402
 
 
 def main() -> None:
-    from loaders import algori
+    from loaders.games.uno import matches as algori
     from loaders.pipeline import ingest, open_sources
-    from loaders.workers import default_jobs
-    from loaders.sources import FileSource
+    from loaders.parallel.workers import default_jobs
+    from loaders.core.sources import FileSource
 
     path = sys.argv[1] if len(sys.argv) > 1 else str(LARGEST)
     rows = []

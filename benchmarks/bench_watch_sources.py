@@ -29,10 +29,10 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks.bench_watch import cut_rounds, pct  # noqa: E402
 from kifu.replay_log import KakomimasuReplayServer, replay_to_mongo  # noqa: E402
-from loaders.feeds import KakomimasuFeed, MongoFeed  # noqa: E402
-from loaders.mongo import MongoSource  # noqa: E402
+from loaders.core.feeds import KakomimasuFeed, MongoFeed  # noqa: E402
+from loaders.core.mongo import MongoSource  # noqa: E402
 from loaders.pipeline import ingest, open_sources  # noqa: E402
-from loaders.watch import Finding, Watcher  # noqa: E402
+from loaders.live.watch import Finding, Watcher  # noqa: E402
 from tests.loaders.test_watch import content  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures"

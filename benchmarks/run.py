@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.synth import LARGEST, long_match, relabelled, write  # noqa: E402
-from loaders.workers import default_jobs  # noqa: E402
+from loaders.parallel.workers import default_jobs  # noqa: E402
 
 INGEST = (
     "import resource, sys, time\n"
@@ -95,8 +95,8 @@ def storage_floor(done: Path, empty: Path) -> tuple[float, float]:
     import duckdb
 
     import queries
-    from kifu import settings
-    from loaders.store import FLUSH_ROWS, MATCH_TABLES
+    from common import settings
+    from loaders.core.store import FLUSH_ROWS, MATCH_TABLES
 
     with duckdb.connect(str(done), read_only=True) as src:
         data = {t: src.sql(f"select * from {t}").to_arrow_table() for t in MATCH_TABLES}
@@ -125,7 +125,7 @@ def arrow_floor(done: Path) -> float:
     ingest that makes its rows as Python values pays before DuckDB sees them."""
     import duckdb
 
-    from loaders.store import FLUSH_ROWS, MATCH_TABLES, TABLES, arrow_table
+    from loaders.core.store import FLUSH_ROWS, MATCH_TABLES, TABLES, arrow_table
 
     with duckdb.connect(str(done), read_only=True) as con:
         data = {t: con.execute(f"select {', '.join(c for c, _ in TABLES[t])} from {t}").fetchall()
@@ -172,7 +172,7 @@ def pct(xs: list[float], p: float) -> float:
 
 
 def main() -> None:
-    from kifu.settings import SettingError, memory_limit
+    from common.settings import SettingError, memory_limit
 
     if not LARGEST.exists():
         sys.exit(f"{LARGEST}: not found (the fixtures live in tests/fixtures/algori-2023)")

@@ -1,3 +1,1 @@
-"""Kifu (棋譜): game-log analytics for programming-contest games."""
-
-__version__ = "0.1.0"
+"""Kifu (棋譜)'s command line: ``kifu`` and one module per command that needs more than a few lines."""

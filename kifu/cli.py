@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from kifu import __version__
+from common import __version__
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "samples" / "misbehave_bind2_40.download.jsonl.gz"
@@ -19,7 +19,7 @@ SAMPLES = [SAMPLE, REPO / "samples" / "kakomimasu_island-4_hanako-vs-a3.json.gz"
 
 
 def _cores() -> int:
-    from loaders.workers import default_jobs
+    from loaders.parallel.workers import default_jobs
 
     return default_jobs()
 
@@ -45,7 +45,7 @@ def _db_name(value: str) -> str:
 
 def _checked(parse: Any, text: str) -> Any:
     """An argparse ``type``: ``parse(text)``, its SettingError as argparse's one-line error."""
-    from kifu.settings import SettingError
+    from common.settings import SettingError
 
     try:
         return parse(text)
@@ -54,13 +54,13 @@ def _checked(parse: Any, text: str) -> Any:
 
 
 def _port(text: str) -> int:
-    from kifu.settings import port
+    from common.settings import port
 
     return int(_checked(port, text))
 
 
 def _upload_mb(text: str) -> int:
-    from kifu.settings import positive_int
+    from common.settings import positive_int
 
     return int(_checked(lambda t: positive_int(t, what="a size in MB, e.g. 200"), text))
 
@@ -295,7 +295,7 @@ def _mongo_uri(args: argparse.Namespace) -> str | None:
     """The MongoDB URI: --mongo-uri, else the first line of --mongo-uri-file, else $KIFU_MONGO_URI."""
     if getattr(args, "files_only", False):  # kifu play --ingest: the log just written, nothing else
         return None
-    from loaders.sources import SourceError
+    from loaders.core.sources import SourceError
 
     if args.mongo_uri:
         return str(args.mongo_uri)
@@ -313,11 +313,11 @@ def _mongo_uri(args: argparse.Namespace) -> str | None:
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Exit 0: something ingested (or already there); 1: nothing could be, or no usable database;
     2: a bad setting."""
-    from kifu.safe import terminal
-    from kifu.settings import SettingError, database_path, memory_limit
+    from common.safe import terminal
+    from common.settings import SettingError, database_path, memory_limit
     from loaders.pipeline import open_sources, print_summary
-    from loaders.swap import ingest_swapped
-    from loaders.sources import SourceError
+    from loaders.live.swap import ingest_swapped
+    from loaders.core.sources import SourceError
     from queries import DatabaseError
 
     try:
@@ -343,12 +343,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     try:
         sources: list[Any] = open_sources(paths, skipped) if paths else []
         if urls:  # a Kakomimasu server's match resource (GET /v1/matches/ID): the game as it stands
-            from loaders.feeds import BytesSource, fetch
+            from loaders.core.feeds import BytesSource, fetch
 
             sources += [BytesSource(url, fetch(url)) for url in urls]
         mongo_uri = _mongo_uri(args)
         if mongo_uri:
-            from loaders.mongo import MongoSource
+            from loaders.core.mongo import MongoSource
 
             src = MongoSource(
                 mongo_uri, args.database, args.collection,
@@ -379,7 +379,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Exit 0: the match was written (and ingested); 1: a bot failed or the ingest did; 2: a bad argument."""
-    from kifu.play import PlayError, play
+    from referee.play import PlayError, play
 
     try:
         written = play(args)
@@ -410,8 +410,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     player, or a bad --dashboard-url."""
     import queries
     from kifu import report
-    from kifu.safe import terminal
-    from kifu.settings import SettingError, database_path
+    from common.safe import terminal
+    from common.settings import SettingError, database_path
     from queries import validation
 
     if not _dashboard_ok(args.dashboard_url):
@@ -510,7 +510,7 @@ def _bots_of_code(players: Any, player: str) -> list[str]:
 
 def _known_players(players: Any) -> str:
     """The "known:" hint of an unknown --player: one player a line, the first KNOWN_SHOWN of them."""
-    from kifu.safe import terminal
+    from common.safe import terminal
 
     labels = [_player_label(r) for r in players.to_dict("records")]
     lines = "".join(f"\n  {terminal(x)}" for x in labels[:KNOWN_SHOWN])
@@ -544,7 +544,7 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 def _serve_settings(args: argparse.Namespace) -> str | None:
     """What is wrong with the dashboard's settings (environment, --db), in one line (None: nothing)."""
-    from kifu import settings
+    from common import settings
 
     try:
         settings.memory_limit(default=settings.DASHBOARD_MEMORY)
@@ -561,7 +561,7 @@ def _serve_settings(args: argparse.Namespace) -> str | None:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     from kifu import watchcmd
-    from loaders.sources import SourceError
+    from loaders.core.sources import SourceError
 
     try:
         uri = _mongo_uri(args)
@@ -589,7 +589,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from streamlit.web import cli as stcli
 
-    from kifu.safe import terminal
+    from common.safe import terminal
 
     problem = _serve_settings(args)
     if problem is not None:

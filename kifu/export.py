@@ -161,7 +161,7 @@ def _resolve(match: str, known: set[str | None]) -> str | None:
 def _select(con: Any, tables: list[Table], games: Iterable[str] | None,
             matches: Iterable[str] | None) -> tuple[set[str | None], bool]:  # fmt: skip
     """The match ids to export and whether that is a selection (False: every match)."""
-    from kifu.safe import terminal
+    from common.safe import terminal
 
     names = {t.name for t in tables}
     known = _match_ids(con, tables)
@@ -199,8 +199,8 @@ def _schema_version(con: Any, names: set[str]) -> str:
 def _open_database(db: Path) -> Iterator[Any]:
     """The database, read-only (a ``kifu watch`` writing it lets go of it meanwhile, as for the dashboard)."""
     import queries
-    from kifu.safe import terminal
-    from loaders import live
+    from common.safe import terminal
+    from queries import sharing as live
 
     if not db.exists():
         raise ExportError(f"{terminal(db)}: no such database — run `kifu ingest LOG --db {terminal(db)}` first")
@@ -242,7 +242,7 @@ def _has_data(lake: Path, fmt: str | None = None) -> bool:
 
 def _check_lake(lake: Path, fmt: str, version: str) -> dict[str, Any] | None:
     """The lake's description (None: a new lake); :class:`ExportError` for a folder Kifu must not write into."""
-    from kifu.safe import terminal
+    from common.safe import terminal
 
     shown = terminal(lake)
     if lake.exists() and not lake.is_dir():
@@ -286,7 +286,7 @@ def _write_raw_lines(con: Any, table: Table, stage: Path, fmt: str, selective: b
     """``raw_activities`` with every line's text, packed or not: one match at a time (bounded memory)."""
     import pyarrow as pa
 
-    from loaders.rawpack import lines
+    from queries.rawlines import texts
 
     target = stage / table.name
     target.mkdir()
@@ -297,10 +297,8 @@ def _write_raw_lines(con: Any, table: Table, stage: Path, fmt: str, selective: b
     for (match,) in con.execute(f"select distinct match_id from main.raw_activities{where} order by 1").fetchall():
         rows = con.sql("select * from main.raw_activities where match_id is not distinct from $m order by seq",
                        params={"m": match}).to_arrow_table()
-        if match is not None and rows.column("raw").null_count:
-            text = lines(con, match, 1, 2**62)
-            raw = [r if r is not None else text.get(q) for r, q in zip(rows.column("raw").to_pylist(),
-                                                                       rows.column("seq").to_pylist(), strict=True)]  # fmt: skip
+        if rows.column("raw").null_count:
+            raw = texts(con, match, rows.column("seq").to_pylist(), rows.column("raw").to_pylist())
             rows = rows.set_column(names.index("raw"), "raw", pa.array(raw, type=pa.string()))
         part = rows.drop_columns(["match_id"])  # noqa: F841 - read by name below
         folder = target / f"game={folder_value(games.get(match, UNKNOWN_GAME))}" / f"match_id={folder_value(match)}"
@@ -397,8 +395,8 @@ def export(db: str | Path, to: str | Path, *, fmt: str = "parquet", games: Itera
     Raises :class:`ExportError`."""
     import pandas as pd
 
-    import kifu
-    from kifu.safe import terminal
+    import common
+    from common.safe import terminal
 
     started = time.monotonic()
     if fmt not in FORMATS:
@@ -452,7 +450,7 @@ def export(db: str | Path, to: str | Path, *, fmt: str = "parquet", games: Itera
                 _swap_in(lake, stage, tables, old_partitioned, chosen)
                 _write_meta(lake, {
                     "schema_version": version,
-                    "kifu_version": kifu.__version__,
+                    "kifu_version": common.__version__,
                     "format": fmt,
                     "exported_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                     "partition_by": list(PARTITION_COLUMNS),
@@ -511,8 +509,8 @@ def _progress_bar(enabled: bool, err: Any) -> tuple[Progress | None, Callable[[]
 def run(args: argparse.Namespace, out: Any = None, err: Any = None) -> int:
     """Exit 0: the lake is written; 1: the database is locked or the lake cannot be written; 2: a bad argument
     (a missing database or not Kifu's, a --to Kifu must not write into, an unknown --match or --game)."""
-    from kifu.safe import terminal
-    from kifu.settings import SettingError, database_path
+    from common.safe import terminal
+    from common.settings import SettingError, database_path
 
     out = out or sys.stdout
     err = err or sys.stderr

@@ -940,14 +940,14 @@ def _os_error(exc: BaseException) -> str:
 
 
 def _mongo_place(args: argparse.Namespace) -> str:
-    from loaders.mongo import DEFAULT_COLLECTION, DEFAULT_DATABASE, redact_uri
+    from loaders.core.mongo import DEFAULT_COLLECTION, DEFAULT_DATABASE, redact_uri
 
     place = f"{args.database or DEFAULT_DATABASE}.{args.collection or DEFAULT_COLLECTION}"
     return f"{place} at {redact_uri(args.mongo_uri)}"
 
 
 def _mongo_error(uri: str, exc: BaseException) -> str:
-    from loaders.mongo import redact_uri
+    from loaders.core.mongo import redact_uri
 
     text = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
     text = text.split(" (configured timeouts")[0]  # pymongo's topology dump says nothing more
@@ -958,7 +958,7 @@ def _to_mongo(args: argparse.Namespace, src: Path, speed: float, tick: OnLine) -
     import pymongo
     import pymongo.errors
 
-    from loaders.mongo import DEFAULT_COLLECTION, DEFAULT_DATABASE
+    from loaders.core.mongo import DEFAULT_COLLECTION, DEFAULT_DATABASE
 
     where = f"into {_mongo_place(args)}"
     uri = args.mongo_uri

@@ -7,8 +7,8 @@ words, with a link to the dashboard page that shows it — then the aggregates (
 findings by check, think times).
 
 Everything that came from a log (names, ids, titles, the dealer's and the validator's messages) goes
-through :mod:`kifu.safe` on the way out: :func:`~kifu.safe.terminal` for text,
-:func:`~kifu.safe.markdown` for Markdown, :func:`~kifu.safe.json_dumps` for JSON.
+through :mod:`common.safe` on the way out: :func:`~common.safe.terminal` for text,
+:func:`~common.safe.markdown` for Markdown, :func:`~common.safe.json_dumps` for JSON.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from app.reasons import CAUSE_REASONS, CHECK_REASONS  # plain data: app.reasons does not import streamlit
-from kifu.safe import json_dumps, markdown, terminal
+from common.safe import json_dumps, markdown, terminal
 from rules.uno.transitions import TIMEOUTS
 
 #: What ``kifu serve`` binds by default (``--dashboard-url`` or ``KIFU_DASHBOARD_URL`` say otherwise).

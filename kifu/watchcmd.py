@@ -1,4 +1,4 @@
-"""``kifu watch``: the command around :class:`loaders.watch.Watcher` — its sources, its lines, its exit."""
+"""``kifu watch``: the command around :class:`loaders.live.watch.Watcher` — its sources, its lines, its exit."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import threading
 import time
 from typing import Any, TextIO
 
-from kifu.safe import json_dumps, terminal
-from loaders.watch import Finding, Status, Watcher
+from common.safe import json_dumps, terminal
+from loaders.live.watch import Finding, Status, Watcher
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
@@ -117,8 +117,8 @@ class Printer:
 
 
 def feeds_for(args: argparse.Namespace, mongo_uri: str | None) -> list[Any]:
-    from loaders import feeds
-    from loaders.sources import SourceError
+    from loaders.core import feeds
+    from loaders.core.sources import SourceError
 
     out: list[Any] = []
     for target in args.targets:
@@ -127,7 +127,7 @@ def feeds_for(args: argparse.Namespace, mongo_uri: str | None) -> list[Any]:
         else:
             out.append(feeds.follow_path(target, settle_s=args.settle))
     if mongo_uri:
-        from loaders.mongo import MongoSource
+        from loaders.core.mongo import MongoSource
 
         out.append(feeds.MongoFeed(MongoSource(mongo_uri, args.database, args.collection,
                                                dealer=args.dealer, dealer_code=args.dealer_code)))  # fmt: skip
@@ -139,8 +139,8 @@ def feeds_for(args: argparse.Namespace, mongo_uri: str | None) -> list[Any]:
 def run(args: argparse.Namespace, mongo_uri: str | None, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Exit 0: stopped (Ctrl-C, SIGTERM, or every source finished); 1: --fail-on fired, or a source or the
     database cannot be used; 2: a bad argument."""
-    from kifu.settings import SettingError, memory_limit
-    from loaders.sources import SourceError
+    from common.settings import SettingError, memory_limit
+    from loaders.core.sources import SourceError
     from queries import DatabaseError
 
     try:

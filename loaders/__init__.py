@@ -1,5 +1,6 @@
-"""Kifu loaders: read dealer logs (files or MongoDB) and write them into DuckDB.
+"""Kifu loaders: read game logs (files, MongoDB, a game server) and write them into DuckDB.
 
-``sources`` yields raw records, ``algori`` turns them into typed ALGORI activities and rows,
-``store`` writes rows to DuckDB in one transaction per run, ``pipeline`` ties them together.
+Floor by floor (docs/architecture.md): ``core`` (sources, match identity, the store: no game),
+``parallel`` (worker processes), ``games`` (one loader per game), ``pipeline`` (one ingest run),
+``live`` (ingest while others read: ``kifu watch``, an ingest swapped in, the Upload page's job).
 """

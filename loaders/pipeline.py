@@ -17,13 +17,15 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import queries
-from kifu import __version__, settings
-from kifu.safe import terminal
-from loaders import algori, chaser, kakomimasu
-from loaders.interrupts import signals_held
-from loaders.workers import ROUNDS_PER_TASK, RoundPool
-from loaders.sources import BINARY, READ_NAMES, Record, SourceError
-from loaders.store import Store
+from common import __version__, settings
+from common.safe import terminal
+from loaders.games.uno import matches
+from rules.uno.log import RecordError, dumps
+from loaders.games import SKIPPED_KINDS, claimed, collectors
+from loaders.core.interrupts import signals_held
+from loaders.parallel.workers import ROUNDS_PER_TASK, RoundPool
+from loaders.core.sources import BINARY, READ_NAMES, Record, SourceError
+from loaders.core.store import Store
 
 ISSUE_RAW_LIMIT = 65536
 
@@ -70,7 +72,7 @@ class RunReport:
     issue_reasons: Counter[str] = field(default_factory=Counter)
     jobs: int = 1  # processes replaying rounds (1: this one)
     batches: int = 0  # batches of rounds replayed by worker processes
-    replayed_again: int = 0  # of them, replayed again here from the true state (see loaders.rounds)
+    replayed_again: int = 0  # of them, replayed again here from the true state (see loaders.games.uno.rounds)
     games_in_workers: int = 0  # Kakomimasu / CHaser games replayed by worker processes
     files_in_workers: int = 0  # files ingested whole by worker processes, each into a part merged here
     files_read_again: int = 0  # files a worker was given but ingested here (a match met stored or in another file)
@@ -105,9 +107,9 @@ def ingest(
     """Ingest ``sources`` into the database file ``db`` in one transaction.
 
     ``jobs`` > 1 replays the rounds of each ALGORI match in that many worker processes
-    (:mod:`loaders.rounds`); the tables written are the same as with one.  With two large files or
+    (:mod:`loaders.games.uno.rounds`); the tables written are the same as with one.  With two large files or
     more, those files are ingested whole side by side by that many worker processes instead, each
-    into a part merged here (:mod:`loaders.season`); a ``rounds_per_task`` given (batches of rounds:
+    into a part merged here (:mod:`loaders.parallel.season`); a ``rounds_per_task`` given (batches of rounds:
     a test of the round-parallel path) keeps every file on the round-parallel path.  ``ruleset`` (a
     UNO profile) judges every UNO match by that profile, whatever its log names.  ``memory_limit``
     (default: the ``KIFU_MEMORY_LIMIT`` setting) and ``threads`` (default: DuckDB's) are DuckDB's
@@ -116,7 +118,7 @@ def ingest(
     started = time.time()
     whole_files = None
     if jobs > 1 and validate and rounds_per_task is None:
-        from loaders import season
+        from loaders.parallel import season
 
         whole_files = season.plan(sources)  # None: fewer than two large files
     per_task = ROUNDS_PER_TASK if rounds_per_task is None else rounds_per_task
@@ -129,7 +131,7 @@ def ingest(
     if threads is not None:
         con.execute(f"set threads = {max(1, int(threads))}")
     store: Store | None = None
-    parts: Any = None  # loaders.season.Season: the large files' workers
+    parts: Any = None  # loaders.parallel.season.Season: the large files' workers
     try:
         _remove_stale_parts(db)  # left by a run SIGKILLed (none can be alive: this process holds the file)
         con.execute("begin transaction")
@@ -144,32 +146,31 @@ def ingest(
             def bad(src: str, line: int, raw: Any, reason: str, refused: bool = True) -> None:
                 """A game collector refused a record it had claimed: it counts as quarantined, not accepted
                 (``refused=False``: it kept the record's first part and quarantines the rest)."""
-                _quarantine(store, report, src, Record(line, raw, error=reason))
+                quarantine_record(store, report, src, Record(line, raw, error=reason))
                 srep = report.sources[-1] if report.sources else None
                 if srep is not None and srep.accepted:
                     srep.accepted -= 1 if refused else 0
                     srep.quarantined += 1
 
-            games = [kakomimasu.Collector(store, run_id, bad, validate=validate, pool=pool),
-                     chaser.Collector(store, run_id, bad, validate=validate, pool=pool)]  # fmt: skip
+            games = collectors(store, run_id, bad, validate=validate, pool=pool)
             if whole_files is not None:
-                parts = season.Season(db, sources, whole_files, jobs=jobs, validate=validate, ruleset=ruleset,
-                                      memory_limit=limit, progress=progress)  # fmt: skip
+                parts = season.Season(db, sources, whole_files, ingest=ingest, jobs=jobs, validate=validate,
+                                      ruleset=ruleset, memory_limit=limit, progress=progress)  # fmt: skip
                 queries.set_memory_limit(con, parts.limit)  # the setting shared with the workers: flat in files
                 report.jobs = jobs
                 parts.start(frozenset(con.execute("select distinct dealer_code, dealer_name from matches "
                                                   "where dealer_name is not null").fetchall()))  # fmt: skip
-                parts.run(store, report, lambda s: _ingest_source(s, store, report, progress, validate, games, None,
+                parts.run(store, report, lambda s: ingest_source(s, store, report, progress, validate, games, None,
                                                                   ruleset))  # fmt: skip
                 report.files_in_workers, report.files_read_again = parts.merged, parts.redone
                 # the workers are gone: the commit gets the run's whole setting (it writes what every part added)
                 queries.set_memory_limit(con, limit)
             else:
                 for source in sources:
-                    _ingest_source(source, store, report, progress, validate, games, pool, ruleset)
+                    ingest_source(source, store, report, progress, validate, games, pool, ruleset)
             for g in games:
                 g.finish()
-            final = algori.Assembler(source="", run_id=run_id, store=store, rounds=pool, ruleset=ruleset,
+            final = matches.Assembler(source="", run_id=run_id, store=store, rounds=pool, ruleset=ruleset,
                                      on_match_done=lambda m: _match_done(m, store, report), validate=validate)  # fmt: skip
             final.reassemble()
             if pool is not None:
@@ -209,20 +210,20 @@ def ingest(
 
 
 def _remove_stale_parts(db: str | Path) -> None:
-    """The part files (:mod:`loaders.season`) of a run into ``db`` that was killed: removed."""
-    from loaders.season import remove_stale
+    """The part files (:mod:`loaders.parallel.season`) of a run into ``db`` that was killed: removed."""
+    from loaders.parallel.season import remove_stale
 
     remove_stale(db)
 
 
-def _ingest_source(
+def ingest_source(
     source: Source, store: Store, report: RunReport, progress: ProgressFactory | None, validate: bool = True,
     games: list[Any] | None = None, pool: RoundPool | None = None, ruleset: Any = None,
 ) -> None:
     srep = SourceReport(source.name, size=source.size if source.kind == "file" else None)
     report.sources.append(srep)
 
-    assembler = algori.Assembler(
+    assembler = matches.Assembler(
         source=source.name, run_id=store.run_id, store=store,
         on_match_done=lambda m: _match_done(m, store, report), validate=validate, rounds=pool, ruleset=ruleset,
     )  # fmt: skip
@@ -242,7 +243,7 @@ def _ingest_source(
         for rec in source.records():
             srep.read += 1
             report.records_read += 1
-            game, kind = _claimed(rec, games)
+            game, kind = claimed(rec, games)
             why_skipped = SKIPPED_KINDS.get(kind) if game is not None and kind is not None else None
             if why_skipped is not None:  # recognised, nothing to load: neither accepted nor a duplicate
                 srep.skipped += 1
@@ -253,18 +254,15 @@ def _ingest_source(
                 game.add(kind, rec.doc, source.name, rec.line, rec.raw)
             elif rec.error is None:
                 try:
-                    doc = rec.doc
-                    if isinstance(rec.raw, bytes) and b'"$number' in rec.raw:
-                        doc = algori.unwrap_extended_json(doc)
-                    activity = algori.normalize(doc)
-                except algori.RecordError as exc:
+                    activity = matches.read(rec)
+                except RecordError as exc:
                     rec.error = str(exc)
                 else:
                     srep.accepted += 1
                     assembler.add(activity, rec.line, rec.raw)
             if rec.error is not None:
                 srep.quarantined += 1
-                _quarantine(store, report, source.name, rec)
+                quarantine_record(store, report, source.name, rec)
             if bar is not None and srep.read % 1024 == 0:
                 elapsed = time.time() - source_started
                 bar.set_postfix_str(f"{srep.read:,} records, {srep.read / elapsed:,.0f} rec/s", refresh=False)
@@ -280,42 +278,16 @@ def _ingest_source(
     report.unknown_events.update(assembler.unknown)
 
 
-#: Each game module's ``claims(doc)``, asked in turn before a record goes to the ALGORI normaliser.
-CLAIMS = {kakomimasu.Collector: kakomimasu.claims, chaser.Collector: chaser.claims}
-
-
-#: Kinds of record a game module recognises and skips, and why.
-SKIPPED_KINDS: dict[str, str] = {**chaser.SKIPPED_KINDS}
-
-
-#: Keys without which no game module claims a JSON object carrying an "event" string.
-_GAME_KEYS = frozenset({"log", "gameId", "file"})
-
-
-def _claimed(rec: Record, games: list[Any] | None) -> tuple[Any, str | None]:
-    """The game collector that claims a record, and the record's kind for it."""
-    if rec.error is not None or not games:
-        return None, None
-    doc = rec.doc
-    if type(doc) is dict and type(doc.get("event")) is str and not _GAME_KEYS & doc.keys():
-        return None, None  # an ALGORI activity (the usual record): no game's claim can apply
-    for g in games:
-        kind = CLAIMS[type(g)](rec.doc)
-        if kind is not None:
-            return g, kind
-    return None, None
-
-
-def _match_done(m: algori.MatchBuilder, store: Store, report: RunReport) -> None:
+def _match_done(m: matches.MatchBuilder, store: Store, report: RunReport) -> None:
     assert m.match_id is not None
     if m.match_id not in report.matches_new_events:  # a dict: membership in constant time
         report.matches.append(m.match_id)
     report.matches_new_events[m.match_id] = report.matches_new_events.get(m.match_id, 0) + m.new_events
     if m.new_events:
-        store.replace_summary(m.match_id, algori.summary_rows(m, store.run_id))
+        store.replace_summary(m.match_id, matches.summary_rows(m, store.run_id))
 
 
-def _quarantine(store: Store, report: RunReport, source: str, rec: Record) -> None:
+def quarantine_record(store: Store, report: RunReport, source: str, rec: Record) -> None:
     """A ``load_issues`` row: where, why, a bounded prefix of the text and its true length.
 
     The same bad record (same line, reason and content) is recorded once, whatever the path
@@ -341,8 +313,8 @@ def _write_run(con: Any, store: Store, report: RunReport, sources: list[Source],
         """insert into load_runs values (?, to_timestamp(?), to_timestamp(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         [
             report.run_id, started, started + report.duration_s, report.duration_s, __version__,
-            algori.dumps([s.describe() for s in sources]), report.records_read, report.ingested,
-            report.duplicates, report.quarantined, algori.dumps(dict(report.unknown_events)),
+            dumps([s.describe() for s in sources]), report.records_read, report.ingested,
+            report.duplicates, report.quarantined, dumps(dict(report.unknown_events)),
             len(report.matches), report.bytes_read, report.status,
         ],
     )  # fmt: skip
@@ -351,7 +323,7 @@ def _write_run(con: Any, store: Store, report: RunReport, sources: list[Source],
 def open_sources(paths: list[str], skipped: list[Path] | None = None) -> list[Source]:
     """File sources for paths, directories and globs (raises SourceError on a bad path); the files of
     the directories that Kifu does not read are appended to ``skipped``."""
-    from loaders.sources import FileSource, expand_paths
+    from loaders.core.sources import FileSource, expand_paths
 
     return [FileSource(p) for p in expand_paths(paths, skipped)]
 

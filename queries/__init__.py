@@ -1,10 +1,12 @@
-"""Kifu's SQL layer: schema, connections and one read query per file.
+"""Kifu's database layer: schema, connections and one read query per file.
 
 Every SQL statement Kifu runs lives in a ``.sql`` file under ``queries/schema`` (DDL) or
 ``queries/sql`` (reads).  Python callers load them with :func:`sql` and run them through a
 DuckDB connection from :func:`connect`.  Pages and notebooks never hold SQL themselves.
 
-This package must not import streamlit or anything from ``app``.
+Beside them: the boards derived from keyframes (``boards``), the packed raw lines (``rawlines``),
+how processes share one database file (``sharing``) and the exported lake (``lake``).  This package
+imports only ``rules`` and ``common`` (docs/architecture.md): no loader, no page, no streamlit.
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ def check_schema(con: duckdb.DuckDBPyConnection, catalog: str | None = None, *, 
 
 def not_a_database(path: str | Path) -> str:
     """The message for a --db that is a file but not a DuckDB database (most likely a log)."""
-    from kifu.safe import terminal
+    from common.safe import terminal
 
     shown = terminal(path)
     return (f"{shown} is not a DuckDB database (is it a log? ingest it with "
@@ -131,7 +133,7 @@ def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConn
 
 
 def set_memory_limit(con: duckdb.DuckDBPyConnection, limit: str) -> None:
-    """Cap DuckDB's buffer pool at ``limit``, a size checked by :func:`kifu.settings.memory_limit`
+    """Cap DuckDB's buffer pool at ``limit``, a size checked by :func:`common.settings.memory_limit`
     (passed as a parameter: no setting's text is ever pasted into SQL)."""
     con.execute("set memory_limit = ?", [limit])
 

@@ -14,12 +14,82 @@ import orjson
 import pandas as pd
 
 from queries import sql
+from queries.rawlines import lines as raw_lines
+from rules.core import Frame
+from rules.uno.boards import decode_state, fold_boards
+from rules.uno.cards import Card
+from rules.uno.log import activity_from_raw, json_default
 
 Con = duckdb.DuckDBPyConnection
 
 #: The board columns (the former ``states`` table), in order.
 BOARD_COLUMNS = ("seq", "round_no", "turn_no", "to_act", "prev_actor", "top", "direction", "draw_pile", "discard_pile",
                  "pending", "owes_draw", "bind", "hands", "yell", "gate", "stall", "cards_played")  # fmt: skip
+
+
+_LABELS: dict[Card, str] = {}
+
+
+def _label(card: Card | None) -> str | None:
+    if card is None:
+        return None
+    label = _LABELS.get(card)
+    if label is None:
+        label = _LABELS[card] = str(card)
+    return label
+
+
+_HAND_JSON: dict[tuple[Card, ...], bytes] = {}
+
+
+_KEY_JSON: dict[str, bytes] = {}
+
+
+def _hand_json(hand: tuple[Card, ...]) -> bytes:
+    """JSON list of a hand's card labels, cached (a hand rarely changes between two events)."""
+    text = _HAND_JSON.get(hand)
+    if text is None:
+        if len(_HAND_JSON) > 200_000:
+            _HAND_JSON.clear()
+        text = _HAND_JSON[hand] = orjson.dumps([_label(c) for c in hand])
+    return text
+
+
+def _hands_json(hands: Any) -> bytes:
+    """The hands as a JSON object, in UTF-8 bytes (stored as text; the store converts bytes in C)."""
+    parts = []
+    for p, h in hands.items():
+        key = _KEY_JSON.get(p)
+        if key is None:
+            key = _KEY_JSON[p] = orjson.dumps(p)
+        parts.append(key + b":" + _hand_json(h))
+    return b"{" + b",".join(parts) + b"}"
+
+
+_YELL_JSON: dict[tuple[tuple[str, bool], ...], bytes] = {}
+
+
+def _yell_json(yell: Any) -> bytes:
+    """The UNO flags as a JSON object, cached (the flags are booleans and rarely change)."""
+    key = tuple(yell.items())
+    text = _YELL_JSON.get(key)
+    if text is None:
+        if len(_YELL_JSON) > 10_000:
+            _YELL_JSON.clear()
+        text = _YELL_JSON[key] = orjson.dumps(dict(yell), default=json_default)
+    return text
+
+
+def state_row(match_id: str | None, fr: Frame) -> tuple[Any, ...]:
+    s = fr.after
+    ev = fr.event
+    return (
+        match_id, fr.seq, ev.round_no if ev.round_no is not None else s.round_no, s.turn_no, s.to_act,
+        s.prev_actor, _label(s.top), s.direction, s.draw_pile, s.discard, s.pending, s.owes_draw,
+        orjson.dumps(dict(s.bind), default=json_default) if s.bind else None, _hands_json(s.hands),
+        _yell_json(s.yell), s.gate, s.stall,
+        s.cards_played,
+    )  # fmt: skip
 
 
 def _text(v: Any) -> Any:
@@ -29,10 +99,6 @@ def _text(v: Any) -> Any:
 def boards(con: Con, match: str, first: int, last: int) -> list[dict[str, Any]]:
     """The board after every event of ``match`` with seq in [``first``, ``last``] (none where the
     match was not replayed: ingested without validation, or not an ALGORI match)."""
-    from loaders.algori import activity_from_raw, state_row
-    from loaders.rawpack import lines as raw_lines
-    from rules.core import Frame
-    from rules.uno.boards import decode_state, fold_boards
 
     kept = con.execute(sql("board/keyframes"), {"match": match, "first": first, "last": last}).fetchall()
     if not kept or kept[0][0] > first:

@@ -8,6 +8,7 @@ import duckdb
 import pandas as pd
 
 from queries import sql
+from queries.rawlines import texts
 
 Con = duckdb.DuckDBPyConnection
 
@@ -89,7 +90,7 @@ def event_findings(con: Con, match: str, seq: int) -> pd.DataFrame:
 
 def raw_event(con: Con, match: str, seq: int) -> dict[str, Any] | None:
     """The line as read from the source (unpacked from its block), with its source and line number."""
-    from loaders.rawpack import lines
+    from queries.rawlines import lines
 
     rows = _df(con, "board/raw_event", match=match, seq=seq).to_dict("records")
     if not rows:
@@ -157,17 +158,15 @@ def player_rounds(con: Con, match: str, player: str | None = None) -> pd.DataFra
 
 def match_records(con: Con, match: str) -> list[tuple[int, str]]:
     """A match's stored records in order (what the Kakomimasu and CHaser pages replay)."""
-    from loaders.rawpack import lines
-
     rows = con.execute(sql("match_records"), {"match": match}).fetchall()
-    packed = lines(con, match, 1, 2**62) if any(r is None for _, r in rows) else {}
-    return [(int(s), str(r if r is not None else packed[int(s)])) for s, r in rows]
+    text = texts(con, match, [s for s, _ in rows], [r for _, r in rows])
+    return [(int(s), str(r)) for (s, _), r in zip(rows, text, strict=True)]
 
 
 def live_matches(con: Con) -> pd.DataFrame:
     """The matches a ``kifu watch`` wrote as being played (``live_matches``, schema 7), each with its newest round
     and its events count; empty on a database without the table (schema 6).  The rows count only while the
-    watcher runs: ask ``loaders.live.watcher_present`` (the dashboard: ``app.ui.live_now``)."""
+    watcher runs: ask ``queries.sharing.watcher_present`` (the dashboard: ``app.ui.live_now``)."""
     rows = con.execute(sql("pages/live_table")).fetchall()
     if not rows or not rows[0][0]:
         return pd.DataFrame(columns=LIVE_COLUMNS)

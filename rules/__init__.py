@@ -1,7 +1,8 @@
 """Kifu's rules engine: pure game rules, replay and judgement.
 
-One sub-package per game (``rules.uno`` for the ALGORI UNO contest); later games
-(Kakomimasu, CHaser, JUA rules) join as sibling packages registering their rulesets.
+One sub-package per game: ``rules.uno`` (ALGORI and JUA rules as profiles of one model),
+``rules.kakomimasu`` and ``rules.chaser``.  This module is the game-independent door to them:
+the registered rulesets, and which game a text log belongs to.
 Nothing in this package performs I/O or imports streamlit, duckdb, pandas or pymongo; a
 test enforces it.
 
@@ -33,8 +34,20 @@ def available_rulesets() -> list[str]:
     return sorted(REGISTRY.rulesets)
 
 
+def text_kind(head: bytes) -> str | None:
+    """The kind of a text log that is not JSON, from its first bytes (read whole by the loaders):
+    ``'chaser-log'`` (a CHaser server's Stable Log), ``'chaser-map'`` (a CHaser .map file), or None."""
+    from rules.chaser.log import looks_like_log, looks_like_map
+
+    if looks_like_log(head):
+        return "chaser-log"
+    if looks_like_map(head[:4096]):
+        return "chaser-map"
+    return None
+
+
 def _load_games() -> None:
     import rules.uno.ruleset  # noqa: F401  (registers the ALGORI rulesets)
 
 
-__all__ = ["Check", "Frame", "Ruleset", "Violation", "available_rulesets", "get_ruleset"]
+__all__ = ["Check", "Frame", "Ruleset", "Violation", "available_rulesets", "get_ruleset", "text_kind"]

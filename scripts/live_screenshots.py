@@ -4,7 +4,7 @@
                                                  [--log tests/fixtures/algori-2023/misbehave_skipbind2_80.download.jsonl.gz]
 
 The log's lines are written at their recorded pace × ``--speed`` (``kifu.replay_log.replay_to_file``) into a
-file a watcher (``loaders.watch.Watcher``) follows into a fresh database, and `kifu serve` shows that database.
+file a watcher (``loaders.live.watch.Watcher``) follows into a fresh database, and `kifu serve` shows that database.
 Once the match is well under way (``--after`` events), it saves
 
 * ``live-matches-{en,ja}.png``: the Matches page marking the match live (1440×1000);

@@ -53,8 +53,8 @@ JUA_BOTS = ["sloppy", "stacker", "greedy", "random"]
 
 def jua_log(path: Path, dealer: str, n: int, seed: int, profile: str) -> Path:
     """A JUA match refereed by Kifu between ``n`` built-in bots, its log written to ``path`` (same seed, same bytes)."""
-    from kifu.bots import builtin
-    from kifu.referee import Referee, Seat
+    from referee.bots import builtin
+    from referee.match import Referee, Seat
     from rules.uno.profile import get
 
     seats = [Seat(f"P-{i + 1:08d}", f"{k}-{i + 1}", builtin(k, seed * 31 + i))
@@ -154,15 +154,18 @@ PHYSICAL = ("raw_blocks", "board_keyframes")
 
 def table_rows(con: Any, table: str) -> tuple[list[str], list[tuple[Any, ...]]]:
     """A table's columns and rows by content: ``raw_activities`` with every line's text, packed or not."""
-    from loaders.rawpack import lines
+    from queries.rawlines import texts
 
     cols = [c for (c,) in con.execute("select column_name from information_schema.columns where table_name = ? "
                                       "order by ordinal_position", [table]).fetchall()]  # fmt: skip
     rows = con.execute(f"select * from {table}").fetchall()
     if table == "raw_activities":
         m, q, r = cols.index("match_id"), cols.index("seq"), cols.index("raw")
-        text = {mid: lines(con, mid, 1, 2**62) for mid in {row[m] for row in rows}}
-        rows = [row[:r] + (text[row[m]].get(row[q]) if row[r] is None else row[r],) + row[r + 1 :] for row in rows]
+        by_match: dict[Any, list[tuple[Any, ...]]] = {}
+        for row in rows:
+            by_match.setdefault(row[m], []).append(row)
+        rows = [row[:r] + (text,) + row[r + 1 :] for mid, group in by_match.items()
+                for row, text in zip(group, texts(con, mid, [g[q] for g in group], [g[r] for g in group]), strict=True)]
     return cols, rows
 
 

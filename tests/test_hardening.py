@@ -406,7 +406,7 @@ def test_mongo_credentials_never_stored_or_printed(tmp_path: Path, capsys: pytes
     import mongomock
     from bson import json_util
 
-    from loaders.mongo import MongoSource
+    from loaders.core.mongo import MongoSource
     from loaders.pipeline import print_summary
 
     client: Any = mongomock.MongoClient()
@@ -481,7 +481,7 @@ def test_unreadable_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 def test_mongo_auth_failure_message(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import pymongo.errors
 
-    from loaders import mongo
+    from loaders.core import mongo
 
     class Refusing:
         def __getitem__(self, name: str) -> Any:
@@ -538,12 +538,12 @@ def _partial_copy_then_full(src: Any, dst: Any, **kwargs: Any) -> None:
 @pytest.mark.parametrize(
     ("where", "failure", "says"),
     [
-        ("loaders.swap.shutil.copy2", _partial_copy_then_full, "disk holding"),
-        ("loaders.swap.ingest", lambda *a, **k: (_ for _ in ()).throw(
+        ("loaders.live.swap.shutil.copy2", _partial_copy_then_full, "disk holding"),
+        ("loaders.live.swap.ingest", lambda *a, **k: (_ for _ in ()).throw(
             duckdb.IOException('IO Error: Could not write file "x.ingest.tmp": No space left on device')), "disk holding"),
-        ("loaders.swap.ingest", lambda *a, **k: (_ for _ in ()).throw(PermissionError(13, "Permission denied", "x")),
+        ("loaders.live.swap.ingest", lambda *a, **k: (_ for _ in ()).throw(PermissionError(13, "Permission denied", "x")),
          "permission denied"),
-        ("loaders.swap.ingest", lambda *a, **k: (_ for _ in ()).throw(
+        ("loaders.live.swap.ingest", lambda *a, **k: (_ for _ in ()).throw(
             duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block (256 MiB/256 MiB used)")),
          "KIFU_MEMORY_LIMIT"),
     ],
@@ -571,7 +571,7 @@ def test_a_full_disk_is_not_reported_as_a_memory_limit(tmp_path: Path, monkeypat
     """DuckDB spilling to a full disk says "out of memory"; Kifu looks at the disk first."""
     import shutil
 
-    from loaders.swap import storage_problem
+    from queries.sharing import storage_problem
 
     exc = duckdb.OutOfMemoryException("Out of Memory Error: failed to offload data block")
     monkeypatch.setattr(shutil, "disk_usage", lambda p: shutil._ntuple_diskusage(10 << 30, 10 << 30, 4096))  # type: ignore[attr-defined]

@@ -1,4 +1,4 @@
-"""Architecture and packaging contracts: the pure rules engine, the Dockerfile, the README."""
+"""Packaging contracts: the pure rules engine, pages without SQL, the Dockerfile, the README."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import pytest
 
 from tests.conftest import REPO
 
+#: What rules/ never imports (the import rules between Kifu's own packages: tests/test_architecture.py).
 FORBIDDEN_IN_RULES = {"streamlit", "duckdb", "pandas", "pymongo", "bson", "plotly", "pyarrow",
-                      "loaders", "queries", "app", "kifu"}  # fmt: skip
+                      "loaders", "queries", "app", "kifu", "referee"}  # fmt: skip
 
 
 def _imports(path: Path) -> set[str]:
@@ -80,47 +81,3 @@ def test_rules_doc_lists_every_check() -> None:
     assert [code for code in CHECKS if code not in PROFILE_ONLY and f"| `{code}` |" not in doc] == []
     jua = (REPO / "docs" / "rules" / "jua.md").read_text(encoding="utf-8")
     assert [code for code in PROFILE_ONLY if f"| `{code}` |" not in jua] == []
-
-
-def _modules(path: Path) -> set[str]:
-    """Every module a file imports (full dotted names, ``from a.b import c`` as ``a.b`` and ``a.b.c``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return names
-
-
-SHARED_LOADERS = ("store", "sources", "interrupts", "lifeline", "swap", "assemble", "workers")
-GAME_LOADERS = {"loaders.algori", "loaders.rounds", "loaders.kakomimasu", "loaders.chaser"}  # rounds: ALGORI's
-
-
-def test_the_shared_store_imports_no_game_loader() -> None:
-    """The shared core of the loaders never depends on a game (a game plugs into it)."""
-    for name in SHARED_LOADERS:
-        path = REPO / "loaders" / f"{name}.py"
-        if path.exists():
-            assert not _modules(path) & GAME_LOADERS, f"loaders/{name}.py imports {_modules(path) & GAME_LOADERS}"
-            games = {m for m in _modules(path) if m.startswith(("rules.uno", "rules.kakomimasu", "rules.chaser"))}
-            # sources.py tells a CHaser text log from the others with rules.chaser.log's sniffers (a known debt)
-            allowed = {"rules.chaser.log", "rules.chaser.log.looks_like_log", "rules.chaser.log.looks_like_map"}
-            assert not games - (allowed if name == "sources" else set()), f"loaders/{name}.py imports a game's rules: {games}"
-
-
-def test_no_import_circle_in_the_uno_rules() -> None:
-    """Module imports inside rules/uno (lazy ones included) form no circle."""
-    pkg = REPO / "rules" / "uno"
-    graph = {f"rules.uno.{p.stem}": {m for m in _modules(p) if m.startswith("rules.uno.") and m != f"rules.uno.{p.stem}"
-                                     and (pkg / f"{m.split('.')[2]}.py").exists()}
-             for p in pkg.glob("*.py") if p.stem != "__init__"}  # fmt: skip
-    graph = {k: {".".join(m.split(".")[:3]) for m in v} for k, v in graph.items()}
-
-    def reaches(start: str, goal: str, seen: set[str]) -> bool:
-        return any(n == goal or (n not in seen and reaches(n, goal, seen | {n})) for n in graph.get(start, ()))
-
-    circles = sorted(m for m in graph if reaches(m, m, {m}))
-    assert circles == [], f"import circle through {circles}"

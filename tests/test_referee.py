@@ -22,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kifu.bots import KINDS, builtin
-from kifu.referee import Referee, Seat
+from referee.bots import KINDS, builtin
+from referee.match import Referee, Seat
 from rules.core import PLAYER_RULE
 from rules.uno.audit import ERROR_CODE
 from rules.uno.profile import get
@@ -242,7 +242,7 @@ ALGORI = ["algori-2023/skip_bind_2", "algori-2023/bind_2", "algori-2023/no-white
 
 
 def algori_match(ruleset: str, seed: int, rounds: int, kinds: list[str]) -> tuple[list[dict[str, Any]], list[Any]]:
-    from kifu.dealer import AlgoriTable
+    from referee.algori import AlgoriTable
 
     seats = [Seat(f"P-{i + 1:08d}", f"{k}-{i + 1}", builtin(k, seed * 31 + i)) for i, k in enumerate(kinds)]
     lines = [orjson.loads(x) for x in AlgoriTable(get(ruleset), seats, seed=seed, rounds=rounds).lines()]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kifu.cli import main
-from kifu.safe import markdown
+from common.safe import markdown
 from rules.uno.ruleset import VERSION
 from tests.conftest import SAMPLE, ingest, query
 

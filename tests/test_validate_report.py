@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kifu.cli import main
-from kifu.safe import markdown, terminal
+from common.safe import markdown, terminal
 from tests.conftest import REPO, early_timeout_log, fixture_path, ingest, query
 
 MISBEHAVER = "P-00000006"
@@ -380,7 +380,7 @@ def placeholder_reports(small: Small) -> dict[str, str]:
 
 
 def visible(line: str) -> bool:
-    """Printable but for the word joiner (U+2060, invisible) kifu.safe.markdown puts where a renderer would
+    """Printable but for the word joiner (U+2060, invisible) common.safe.markdown puts where a renderer would
     otherwise turn a name's URL or e-mail address into a link."""
     return line.replace("\u2060", "").isprintable()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import ui
+from app import rulesets, ui
 from app.findings import what_happened
 from app.i18n import N_, _
 from queries import dashboard as q
@@ -14,7 +14,7 @@ con = ui.require_data()
 match, player = ui.selected_match(), ui.selected_player()
 names = ui.names_of(con, match)
 df = q.challenges(con, match, None)
-if ui.match_family(con, match) == ui.JUA:
+if ui.match_family(con, match) == rulesets.JUA:
     st.caption(_("JUA competition rules (2016): only the player facing a wild draw 4 may challenge, and not a wild "
                  "draw 4 laid on a wild draw 4. A successful challenge sends the card back to its player, who draws 4 "
                  "and plays again; a failed one costs the challenger the draw stack's total plus 2."))  # fmt: skip

@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import chaser, charts, ui
+from app import chaser, charts, rulesets, ui
 from app.i18n import N_, _
 from queries import chaser as cq
 from queries import dashboard as q
@@ -63,11 +63,11 @@ def intro() -> None:
 
 def game_table(matches: Any, game: str, live: set[str]) -> Any:
     rows = matches[matches["game"] == game].reset_index(drop=True)
-    family = rows["ruleset"].map(ui.rules_family)
+    family = rows["ruleset"].map(rulesets.rules_family)
     table = rows.assign(
         name=[n if isinstance(n, str) and n else None for n in rows["name"]],
-        rules=family.map(lambda f: _(ui.RULE_SHORT[f])),
-        white_wild=[ui.white_wild_words(w) if f == ui.ALGORI else None for w, f in zip(rows["white_wild"], family, strict=True)],
+        rules=family.map(lambda f: _(rulesets.RULE_SHORT[f])),
+        white_wild=[ui.white_wild_words(w) if f == rulesets.ALGORI else None for w, f in zip(rows["white_wild"], family, strict=True)],
         final_scores=rows["scores"], n_turns=rows["rounds_played"], map=rows["board"],
         status=[_(ui.LIVE) if m in live else _(STATUS[s]) if s in STATUS else s
                 for m, s in zip(rows["match_id"], rows["status"], strict=True)],
@@ -123,17 +123,17 @@ def live_strip(rows: Any) -> None:
 
 def uno_detail(match: str, row: Any, live: set[str]) -> None:
     st.subheader(f"{ui.md(row['dealer_name'])} · {ui.md(row['dealer_code'])}")
-    family = ui.rules_family(row["ruleset"])
-    if family == ui.JUA:
+    family = rulesets.rules_family(row["ruleset"])
+    if family == rulesets.JUA:
         st.caption(_("match {match} · {rules} · {players} players · {rounds} rounds · {status}").format(
-            match=match, rules=ui.rules_words(row["ruleset"]), players=ui.num(row["n_players"], 0),
+            match=match, rules=rulesets.rules_words(row["ruleset"]), players=ui.num(row["n_players"], 0),
             rounds=row["rounds_played"], status=status_words(match, row, live)))  # fmt: skip
     else:
         st.caption(_("match {match} · white wild {white} · {rounds} rounds · {status}").format(
             match=match, white=ui.white_wild_words(row["white_wild"]), rounds=row["rounds_played"],
             status=status_words(match, row, live)))  # fmt: skip
     summary = q.match_summary(con, match).reset_index(drop=True)
-    if family == ui.JUA:  # special logic is ALGORI's alone
+    if family == rulesets.JUA:  # special logic is ALGORI's alone
         summary = summary.drop(columns=["special_logic"])
     st.caption(_("Click a player to see their rounds, worst first."))
     event = st.dataframe(
@@ -145,7 +145,7 @@ def uno_detail(match: str, row: Any, live: set[str]) -> None:
     if picked is not None:
         st.switch_page("app_pages/player_rounds.py",
                        query_params={"match": match, "player": str(summary["player_code"].iloc[picked])})  # fmt: skip
-    if family == ui.JUA:
+    if family == rulesets.JUA:
         scoreboard(match)
     race = q.score_race(con, match)
     if not race.empty:

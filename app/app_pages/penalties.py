@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import charts, reasons, ui
+from app import charts, reasons, rulesets, ui
 from app.describe import cause_words
 from app.i18n import N_, _
 from queries import dashboard as q
@@ -13,7 +13,7 @@ st.title(_("Penalties"))
 con = ui.require_data()
 match, player = ui.selected_match(), ui.selected_player()
 df = q.penalties(con, match, player)
-if ui.match_family(con, match) == ui.JUA:
+if ui.match_family(con, match) == rulesets.JUA:
     st.caption(_("JUA competition rules (2016): the rules name no penalty for a refused action; Kifu's referee follows "
                  "the ALGORI convention (the action is refused, the player draws 2 and loses the turn). A missed UNO "
                  "call pointed out in time costs 2 cards, as the rules say."))  # fmt: skip

@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import chaser, ui
+from app import chaser, rulesets, ui
 from app.i18n import N_, _
 from queries import chaser as cq
 from queries import dashboard as q
@@ -34,15 +34,15 @@ JUA_NOTE = N_("JUA competition rules (2016): every bot over its JUA matches — 
 
 def uno_family() -> str | None:
     """Which UNO rules' matches to compare (ALGORI or JUA): a choice when the database holds both."""
-    families = {m: ui.rules_family(r) for m, r in q.rulesets(con).items()}
-    present = [f for f in (ui.ALGORI, ui.JUA) if f in set(families.values())]
+    families = {m: rulesets.rules_family(r) for m, r in q.rulesets(con).items()}
+    present = [f for f in (rulesets.ALGORI, rulesets.JUA) if f in set(families.values())]
     if len(present) < 2:
         return present[0] if present else None
     k = ui.lkey("pl.rules")
     if st.session_state.get(k) not in present:
         last = st.session_state.get("pl.rules:last")
         st.session_state[k] = last if last in present else families.get(ui.selected_match() or "", present[0])
-    chosen = st.segmented_control(_("Rules"), present, key=k, format_func=ui.choices(ui.RULE_FAMILIES)) \
+    chosen = st.segmented_control(_("Rules"), present, key=k, format_func=ui.choices(rulesets.RULE_FAMILIES)) \
         or st.session_state[k]  # fmt: skip
     return str(ui.remember("pl.rules", chosen))
 
@@ -50,9 +50,9 @@ def uno_family() -> str | None:
 def stats_of(game: str, family: str | None = None) -> tuple[pd.DataFrame, str]:
     """That game's statistics, one row per bot, and the column holding the bot's name (UNO: of one rule family)."""
     if game == "algori-uno":
-        matches = None if family is None else [m for m, r in q.rulesets(con).items() if ui.rules_family(r) == family]
+        matches = None if family is None else [m for m, r in q.rulesets(con).items() if rulesets.rules_family(r) == family]
         stats = q.bot_stats(con, matches)
-        return (stats.drop(columns=THINK) if family == ui.JUA else stats), "player_name"
+        return (stats.drop(columns=THINK) if family == rulesets.JUA else stats), "player_name"
     if game == "kakomimasu":
         return kq.players(con), "player_name"
     bots = cq.bots(con)
@@ -114,17 +114,17 @@ stats, name_col = stats_of(game, family)
 stats = as_integers(stats)
 shown, config = table_view(stats)
 st.dataframe(shown, hide_index=True, placeholder=ui.MISSING, width="stretch", key=f"pl.table.{game}", column_config=config)
-if game == "algori-uno" and family != ui.JUA:
+if game == "algori-uno" and family != rulesets.JUA:
     st.caption(_(
         "Think time: milliseconds from the moment the dealer's 5-second clock started for the bot (its next-player, "
         "colour request or playable draw) to its action, from the log's timestamps. Actions over 4 s are close to "
         "the limit; a late action the dealer did not punish is a `timeout-missed` or `special-logic-timer` finding."
     ))  # fmt: skip
-st.caption(_(JUA_NOTE if family == ui.JUA else NOTES.get(game, NOTES["kakomimasu"])))
+st.caption(_(JUA_NOTE if family == rulesets.JUA else NOTES.get(game, NOTES["kakomimasu"])))
 names = [str(n) for n in stats[name_col]]
 if len(names) >= 2:
     c1, c2 = st.columns(2)
-    sub = "" if family in (None, ui.ALGORI) else f".{family}"  # a JUA bot is compared with JUA bots
+    sub = "" if family in (None, rulesets.ALGORI) else f".{family}"  # a JUA bot is compared with JUA bots
     a = c1.selectbox(_("Compare"), names, index=0, key=(f"pl.a.{game}" if game != "algori-uno" else "pl.a") + sub)
     b = c2.selectbox(_("with"), names, index=1, key=(f"pl.b.{game}" if game != "algori-uno" else "pl.b") + sub)
     text = stats.copy().astype(object)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import charts, ui
+from app import charts, rulesets, ui
 from app.i18n import N_, _
 from queries import dashboard as q
 from queries.standings import DEMO_PREFIX, final_stage, preliminary_group
@@ -29,7 +29,7 @@ ids = list(matches["match_id"])
 kind = "preliminary"
 jua: set[str] = set()
 if game == "algori-uno":
-    jua = {m for m, r in q.rulesets(con).items() if ui.rules_family(r) == ui.JUA}
+    jua = {m for m, r in q.rulesets(con).items() if rulesets.rules_family(r) == rulesets.JUA}
     if any(m not in jua for m in ids):
         st.caption(_("ALGORI UNO: the contest's own ranking, applied to ALGORI matches only."))
         kind = ui.remember("st.kind", st.radio(_("Stage"), list(STAGES), key=ui.lkey("st.kind"), format_func=ui.choices(STAGES)))

@@ -171,7 +171,7 @@ create table if not exists special_logic (
     primary key (match_id, seq)
 );
 
--- The bytes of raw_activities' lines, packed (loaders.rawpack): up to 1,024 consecutive lines of
+-- The bytes of raw_activities' lines, packed (queries.rawlines): up to 1,024 consecutive lines of
 -- one match, concatenated and compressed (codec 'zstd': a standard zstd frame), with each line's
 -- seq and length, so every line comes back byte for byte. raw_activities.raw is NULL for them.
 create table if not exists raw_blocks (

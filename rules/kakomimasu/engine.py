@@ -35,7 +35,7 @@ Everything here is plain Python on lists; a :class:`Board` is never mutated by
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 AREA, WALL = 0, 1
 NOBODY = -1

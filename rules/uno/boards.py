@@ -34,10 +34,10 @@ CODEC = 1
 def board_event(activity: dict[str, Any], after: dict[str, Any] | None, to_act: Any) -> E.Event:
     """A line's event as the fold applies it: with the verdict of the line after it (a penalty
     answering it), as the replay reads it (``to_act``: whose turn it was before the line)."""
-    ev = E.to_event(activity)
+    ev = E.event_of(activity)
     if after is None or after.get("event") != "penalty":
         return ev
-    return E._with_verdict(ev, E.to_event(after), to_act)
+    return E._with_verdict(ev, E.event_of(after), to_act)
 
 
 def next_board(before: GameState, activity: dict[str, Any], after: dict[str, Any] | None) -> tuple[E.Event, GameState]:

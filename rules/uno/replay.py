@@ -91,7 +91,7 @@ class MatchReplay:
                 self.audit = ProfileReplay(prof, match_id=self.match_id, state=self.state)
                 self.ruleset = prof
                 return out + self.audit.feed(activity)
-        ev = E.to_event(activity)
+        ev = E.event_of(activity)
         if bad := not_cards(activity):
             self._not_cards[ev.seq] = bad
         earlier = self._note_log_order(activity, ev)

@@ -1,9 +1,9 @@
 """A ``kifu watch`` in a process of its own, for the tests of the dashboard reading while it writes.
 
 ``python -m tests.app.live_watcher DB LOG OUT.json`` follows ``LOG`` into ``DB`` with
-:class:`loaders.watch.Watcher` (what ``kifu watch LOG --db DB`` runs) until SIGTERM, which calls
+:class:`loaders.live.watch.Watcher` (what ``kifu watch LOG --db DB`` runs) until SIGTERM, which calls
 ``watcher.stop()``; then it writes what it did to ``OUT.json``: events stored, batches, and how long
-each batch waited for the file (``loaders.live.Writer.batch``: for the dashboard's readers to let go
+each batch waited for the file (``queries.sharing.Writer.batch``: for the dashboard's readers to let go
 of it) and wrote.
 
 The watcher runs in another process than the dashboard, as it does in real use: DuckDB keeps
@@ -22,9 +22,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from loaders import live
-from loaders.feeds import follow_path
-from loaders.watch import Watcher
+from queries import sharing as live
+from loaders.core.feeds import follow_path
+from loaders.live.watch import Watcher
 
 
 def main(db: str, log: str, out: str) -> int:

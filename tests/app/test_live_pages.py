@@ -1,7 +1,7 @@
 """Matches being played: the live mark on the Matches page and the replayer's "Follow live".
 
 A database holds a finished match (the sample) and one cut after 3,037 of its lines, with the
-``live_matches`` row a watcher writes for it; a fake watcher (``loaders.live.watching``: the lock a
+``live_matches`` row a watcher writes for it; a fake watcher (``queries.sharing.watching``: the lock a
 ``kifu watch`` holds) makes the row count.  Without it the same rows mean nothing.
 """
 
@@ -14,7 +14,7 @@ import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from loaders import live
+from queries import sharing as live
 from tests.conftest import SAMPLE, fixture_path, ingest, read_lines, write_lines
 
 App = Callable[..., AppTest]

@@ -1,6 +1,6 @@
 """The dashboard keeps working while ``kifu watch`` writes the database in place, and lets the watcher in.
 
-A watcher (:class:`loaders.watch.Watcher` following a file, in a process of its own as in real use:
+A watcher (:class:`loaders.live.watch.Watcher` following a file, in a process of its own as in real use:
 ``tests/app/live_watcher.py``) ingests a real 60-round match while a thread appends its lines to the
 file in chunks.  Meanwhile the Matches page and the round replayer run again and again (AppTest, in
 English and Japanese) and another thread reads as overlapping page runs do (``ui.reading``).  No
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from app import ui
-from loaders import live
+from queries import sharing as live
 from queries import dashboard as q
 from tests.app.conftest import ENTRY
 from tests.conftest import REPO, fixture_path, read_lines
@@ -132,11 +132,11 @@ def test_pages_read_while_a_watcher_writes(tmp_path: Path, monkeypatch: pytest.M
     assert not ui.live_ids(con)
 
 
-# ---- the reader's side of the protocol, step by step (loaders/live.py)
+# ---- the reader's side of the protocol, step by step (queries/sharing.py)
 
 WRITER = """
 import sys, time
-from loaders import live
+from queries import sharing as live
 with live.write_window(sys.argv[1]) as con:
     con.execute("select count(*) from matches").fetchall()
     print(time.monotonic(), flush=True)

@@ -333,7 +333,7 @@ def test_upload_page_off_or_behind_a_token(app: App, sample_db: Path, monkeypatc
 def test_upload_job_ingests_and_removes_the_file_even_when_it_fails(tmp_path: Path) -> None:
     import shutil
 
-    from loaders.upload_job import run
+    from loaders.live.upload_job import run
     from tests.conftest import SAMPLE, query
 
     db = tmp_path / "k.duckdb"

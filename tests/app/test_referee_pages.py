@@ -1,6 +1,6 @@
 """A match Kifu's referee wrote under an ALGORI 2023 profile is browsed like a real dealer's log.
 
-The referee writes the 2023 dealer's log shape (kifu/dealer.py): every ALGORI page shows its match
+The referee writes the 2023 dealer's log shape (referee/algori.py): every ALGORI page shows its match
 unchanged — no exception, no error box, a white wild and a wild draw 4 in the round replayer's
 events — in English and Japanese.
 """
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from kifu.bots import builtin
-from kifu.dealer import AlgoriTable
-from kifu.referee import Seat
+from referee.bots import builtin
+from referee.algori import AlgoriTable
+from referee.match import Seat
 from rules.uno.profile import get
 from tests.conftest import ingest, query
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from app import ui
 from loaders.pipeline import open_sources
-from loaders.swap import ingest_swapped
+from loaders.live.swap import ingest_swapped
 from queries import dashboard as q
 from tests.conftest import REPO, SAMPLE, read_lines, write_lines
 

@@ -29,7 +29,7 @@ def _warning(value: str) -> str:
 
 def _upload(tmp_path: Path, db: Path, data: bytes, name: str = "up.jsonl") -> dict[str, Any]:
     """The status the upload job writes for a file holding ``data``, ingested into ``db``."""
-    from loaders.upload_job import run
+    from loaders.live.upload_job import run
 
     path = tmp_path / name
     path.write_bytes(data)

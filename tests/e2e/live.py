@@ -1,6 +1,6 @@
 """A match played live for the browser tests and the README's screenshots: a recorded dealer log written
 line by line at its recorded pace × ``speed`` (``kifu.replay_log.replay_to_file``) into a file that a
-:class:`loaders.watch.Watcher` follows into a database, in threads of this process (``kifu serve`` reads
+:class:`loaders.live.watch.Watcher` follows into a database, in threads of this process (``kifu serve`` reads
 the database from its own process, as it does in real use)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from kifu.replay_log import ReplayInterrupted, replay_to_file
-from loaders import live
-from loaders.feeds import follow_path
-from loaders.watch import Watcher
+from queries import sharing as live
+from loaders.core.feeds import follow_path
+from loaders.live.watch import Watcher
 
 
 class LivePlay:

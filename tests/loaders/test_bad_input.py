@@ -89,7 +89,7 @@ def test_truncated_last_line(tmp_path: Path) -> None:
 
 
 def test_over_long_line_is_quarantined_in_bounded_memory(tmp_path: Path) -> None:
-    from loaders.sources import MAX_LINE_BYTES
+    from loaders.core.sources import MAX_LINE_BYTES
 
     lines = base_lines()
     lines.insert(10, b'{"event":"' + b"x" * (MAX_LINE_BYTES + 10) + b'"}')

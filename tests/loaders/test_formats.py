@@ -52,7 +52,7 @@ def test_mongoexport_json_array_relaxed(tmp_path: Path, reference: list[Any], in
 
 def test_json_array_element_spanning_many_lines_is_read_in_one_pass(tmp_path: Path) -> None:
     """A multi-line element used to be re-parsed at every line (120 KB: 55 s)."""
-    from loaders.sources import FileSource
+    from loaders.core.sources import FileSource
 
     doc = {"event": "special-logic", "dealer": "d", "turn": 1, "contents": {"title": "x", "pad": list(range(40_000))}}
     path = tmp_path / "tall.json"
@@ -64,7 +64,7 @@ def test_json_array_element_spanning_many_lines_is_read_in_one_pass(tmp_path: Pa
 
 
 def test_whole_json_array_on_one_line_larger_than_the_line_limit(tmp_path: Path, reference: list[Any]) -> None:
-    from loaders import sources
+    from loaders.core import sources
 
     lines = read_lines(BASE)
     path = tmp_path / "one-line.json"
@@ -250,7 +250,7 @@ def test_partial_log_then_full_log_appends_only_the_rest(tmp_path: Path) -> None
 
 
 def test_a_crash_mid_run_leaves_the_database_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from loaders import store
+    from loaders.core import store
 
     db = tmp_path / "k.duckdb"
     ingest(db, BASE)
@@ -279,7 +279,7 @@ def test_an_insert_failing_in_the_writer_thread_fails_the_run_and_changes_nothin
     import duckdb
     import pyarrow as pa
 
-    from loaders import store
+    from loaders.core import store
 
     db = tmp_path / "k.duckdb"
     ingest(db, BASE)
@@ -316,7 +316,7 @@ def test_a_second_ctrl_c_waits_for_the_writer_thread_and_the_rollback(tmp_path: 
     and the rollback made before the second one is raised; the database is as it was."""
     import signal
 
-    from loaders import store
+    from loaders.core import store
 
     db = tmp_path / "k.duckdb"
     ingest(db, BASE)
@@ -349,7 +349,7 @@ def test_gzip_of_stored_fixture_has_extended_json(tmp_path: Path) -> None:
 
 def test_gzip_of_newlines_reports_progress_and_keeps_line_numbers(tmp_path: Path) -> None:
     """A small gzip of newlines (a bomb of blank lines) showed 0% for minutes."""
-    from loaders.sources import FileSource
+    from loaders.core.sources import FileSource
 
     blank = 30 * (1 << 20)
     path = tmp_path / "blank.jsonl.gz"

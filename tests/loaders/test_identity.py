@@ -226,7 +226,7 @@ def test_a_database_of_an_older_schema_is_refused_saying_why(tmp_path: Path) -> 
     """Schema 8 stores boards as keyframes and lines packed: a file written by schema 7 or older is
     refused (nothing written to it), with what to do."""
     from loaders.pipeline import ingest as run_ingest
-    from loaders.sources import FileSource
+    from loaders.core.sources import FileSource
     from queries import DatabaseError
 
     db = tmp_path / "kifu.duckdb"

@@ -19,9 +19,9 @@ import duckdb
 import pytest
 
 import queries
-from kifu import settings
+from common import settings
 from kifu.cli import main
-from loaders.swap import db_lock
+from queries.sharing import db_lock
 from tests.conftest import REPO, SAMPLE, ingest, query
 
 BASE = REPO / "tests" / "data" / "probe_head.jsonl"
@@ -501,7 +501,7 @@ def test_already_present_is_not_nothing(tmp_path: Path, capsys: Cap) -> None:
 
 
 def test_an_upload_that_read_nothing_says_why_and_changes_nothing(tmp_path: Path) -> None:
-    from loaders.upload_job import run
+    from loaders.live.upload_job import run
 
     db = tmp_path / "kifu.duckdb"
     ingest(db, BASE)
@@ -523,7 +523,7 @@ def test_an_upload_that_read_nothing_says_why_and_changes_nothing(tmp_path: Path
 
 
 def test_an_upload_with_a_bad_memory_limit_fails_in_one_line(tmp_path: Path, monkeypatch: MP) -> None:
-    from loaders.upload_job import run
+    from loaders.live.upload_job import run
 
     monkeypatch.setenv("KIFU_MEMORY_LIMIT", "plenty")
     up = tmp_path / "up.jsonl"

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from bson import json_util
 
-from loaders.mongo import MongoSource, redact_uri
+from loaders.core.mongo import MongoSource, redact_uri
 from loaders.pipeline import ingest
-from loaders.sources import SourceError
+from loaders.core.sources import SourceError
 from tests.conftest import fixture_path, query, read_lines
 from tests.conftest import ingest as ingest_files
 
@@ -141,7 +141,7 @@ def test_mongo_uri_from_flag_file_or_environment(how: str, tmp_path: Path, monke
                                                  capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     """The URI (with its password) need not be on the command line, where `ps` shows it."""
     from kifu.cli import main
-    from loaders import mongo
+    from loaders.core import mongo
 
     seen: list[str] = []
 

@@ -194,7 +194,7 @@ real = Context.set_forkserver_preload
 Context.set_forkserver_preload = lambda self, names: real(self, [*names, "slow"])
 
 if __name__ == "__main__":
-    from loaders.workers import RoundPool
+    from loaders.parallel.workers import RoundPool
 
     pool = RoundPool(1)
     print(pool.call(int, "7").result())

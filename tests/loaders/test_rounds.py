@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from kifu.cli import main
 from loaders.pipeline import ingest as ingest_sources
 from loaders.pipeline import open_sources
-from loaders import rounds
-from loaders.rounds import decode, encode
+from loaders.games.uno import rounds
+from loaders.games.uno.rounds import decode, encode
 from rules.uno.rounds import CarryScan
 from rules.uno.state import frozen
 from tests.conftest import FIXTURES, MATCHES, REPO, SAMPLE, SHARED, damage, read_lines, table_snapshot, write_lines
@@ -61,7 +61,7 @@ def test_a_copy_met_in_the_middle_of_a_match_gives_the_same_tables_with_workers(
 def test_lookups_in_the_middle_of_a_match_see_every_line_the_workers_still_have(tmp_path: Path, monkeypatch: Any) -> None:
     """Workers make the rows (and record keys) of the lines they replay; any flush before a lookup
     first makes the rows of every line taken (those still unsent are made here, not twice)."""
-    from loaders import algori
+    from loaders.games.uno import matches as algori
 
     _ingest(tmp_path / "1.duckdb", [SAMPLE])
     real_take = algori.Assembler._take
@@ -213,7 +213,7 @@ def test_workers_start_with_pandas_loaded_for_pyarrow() -> None:
 
 
 def test_upload_jobs_leave_a_core_to_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    from loaders.upload_job import upload_jobs
+    from loaders.live.upload_job import upload_jobs
 
     monkeypatch.delenv("KIFU_UPLOAD_JOBS", raising=False)
     assert [upload_jobs(n) for n in (1, 2, 8)] == [1, 1, 7]
@@ -226,8 +226,8 @@ def test_upload_job_with_workers_writes_the_tables_of_one_process(tmp_path: Path
     import json
     import shutil
 
-    from loaders import swap
-    from loaders.upload_job import run
+    from queries.sharing import swap
+    from loaders.live.upload_job import run
 
     reports = []
     real_ingest = swap.ingest

@@ -1,4 +1,4 @@
-"""Many matches at once (``loaders.season``): large files ingested side by side, each by a worker into a part
+"""Many matches at once (``loaders.parallel.season``): large files ingested side by side, each by a worker into a part
 merged into the run's transaction — the tables are those of one process, whatever the files hold."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import duckdb
 import pytest
 
 from kifu.cli import main
-from loaders import season
+from loaders.parallel import season
 from loaders.pipeline import ingest as ingest_sources
 from loaders.pipeline import open_sources
-from loaders.sources import SourceError
-from loaders.swap import ingest_swapped
+from loaders.core.sources import SourceError
+from loaders.live.swap import ingest_swapped
 from tests.conftest import FIXTURES, REPO, SAMPLE, SHARED, read_lines, table_snapshot, write_lines
 
 #: ALGORI matches of the fixtures, small enough for a quick run (a few thousand lines each).
@@ -58,7 +58,7 @@ def tables(db: Path) -> dict[str, Any]:
             "select * exclude (started_at, finished_at, duration_s) from load_runs order by run_id").fetchall()
         names = {t for (t,) in con.execute("select table_name from information_schema.tables").fetchall()}
         if "raw_blocks" in names:
-            from loaders.rawpack import lines
+            from queries.rawlines import lines
 
             ids = [m for (m,) in con.execute("select distinct match_id from raw_blocks order by 1").fetchall()]
             out["raw_blocks"] = {m: lines(con, m, 1, 2**62) for m in ids}
@@ -225,7 +225,7 @@ def test_which_sources_go_to_workers(tmp_path: Path) -> None:
         kind, name, size, path = "mongodb", "mongodb", 10**9, None
 
     assert season.plan([Feed(), Feed(), sources[0]]) is None
-    from loaders.feeds import BytesSource  # a Kakomimasu server's answer, held in memory
+    from loaders.core.feeds import BytesSource  # a Kakomimasu server's answer, held in memory
 
     held = BytesSource("https://example.invalid/v1/matches/1", b" " * 20_000_000)
     assert season.plan([held, sources[0]]) is None and season.plan([*sources, held]) == [True, True, False, False]

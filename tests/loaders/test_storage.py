@@ -3,7 +3,7 @@
 * The board derived for every event (``queries.boards``: the fold from the nearest keyframe) is the
   replay's own board — on every fixture, a log with gaps, the stored (MongoDB) copies, a resumed
   match and a match replayed in worker processes.
-* Every raw line comes back byte for byte (``loaders.rawpack``), whatever it holds.
+* Every raw line comes back byte for byte (``queries.rawlines``), whatever it holds.
 * Keyframes are few on a log the fold follows (about one per round), and blocks hold at most
   ``BLOCK_LINES`` lines.
 """
@@ -17,8 +17,9 @@ from typing import Any
 import duckdb
 import pytest
 
-from loaders.algori import activity_from_raw, state_row
-from loaders.rawpack import BLOCK_LINES, lines
+from rules.uno.log import activity_from_raw
+from queries.boards import state_row
+from queries.rawlines import BLOCK_LINES, lines
 from queries.boards import BOARD_COLUMNS, boards
 from rules.core import Frame
 from rules.uno.replay import MatchReplay

@@ -25,9 +25,9 @@ from typing import Any
 import duckdb
 import pytest
 
-from loaders import live
-from loaders.feeds import Folder, MongoFeed, follow_path
-from loaders.watch import Watcher
+from queries import sharing as live
+from loaders.core.feeds import Folder, MongoFeed, follow_path
+from loaders.live.watch import Watcher
 from tests.conftest import PHYSICAL, REPO, SHARED, derived_states, fixture_path, query, table_rows
 from tests.conftest import ingest as ingest_files
 from tests.loaders.test_mongo import mongo  # noqa: F401 - the fixture: mongomock, or a real server
@@ -326,7 +326,7 @@ class _Flaky:
 def test_mongo_followed_while_the_dealer_writes(tmp_path: Path, mongo: tuple[Any, str, str]) -> None:
     from bson import json_util
 
-    from loaders.mongo import MongoSource
+    from loaders.core.mongo import MongoSource
     from loaders.pipeline import ingest
 
     client, uri, name = mongo
@@ -373,7 +373,7 @@ def test_kakomimasu_game_followed_turn_by_turn(tmp_path: Path) -> None:
     its match resource, marks the game live while it runs, stops when it ends; the database then equals a
     one-shot ingest of the finished game, and ``kifu ingest URL`` reads the same game."""
     from kifu.replay_log import KakomimasuReplayServer
-    from loaders.feeds import KakomimasuFeed
+    from loaders.core.feeds import KakomimasuFeed
 
     path = _kakomimasu_game()
     game_id = json.loads(path.read_bytes())["id"]

@@ -1,6 +1,6 @@
 """Mutation tests on referee logs (profile ``jua-2016``, docs/rules/jua.md).
 
-A log written by Kifu's referee (``kifu.referee.Referee``, built-in bots) replays with no
+A log written by Kifu's referee (``referee.match.Referee``, built-in bots) replays with no
 consistency and no dealer-judgement finding (tests/test_referee.py). Each test here makes ONE
 change to ONE line of such a log — a field value changed, a line deleted, two lines swapped, a
 card moved between hands in a desk, … — and asserts:
@@ -41,8 +41,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rules.uno.audit
-from kifu.bots import builtin
-from kifu.referee import Referee, Seat
+from referee.bots import builtin
+from referee.match import Referee, Seat
 from rules.core import PLAYER_RULE
 from rules.uno.cards import Card
 from rules.uno.catalog import CHECKS, PROFILE_CHECKS

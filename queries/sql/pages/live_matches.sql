@@ -1,5 +1,5 @@
 -- Matches a `kifu watch` is following right now (schema 7, docs/live.md), with how far each has come.
--- A row counts only while its watcher runs: the caller asks `loaders.live.watcher_present` first.
+-- A row counts only while its watcher runs: the caller asks `queries.sharing.watcher_present` first.
 -- grain: one row per match being played
 -- `round_no`: the newest round (ALGORI) or turn (Kakomimasu, CHaser) stored; `events`: the match's stored
 -- events (ALGORI; null for other games); `last_seq`: the newest event the watcher wrote;

@@ -18,7 +18,6 @@ import codecs
 import glob
 import gzip
 import io
-import json
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -27,6 +26,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
+
+from common.jsontext import parse_json
+from rules import text_kind
 
 #: Lines longer than this are quarantined without being parsed (a real dealer line is a few KB).
 MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -125,7 +127,7 @@ class FileSource:
 
         reader = _Reader(stream, tick)
         first = reader.first_byte()
-        kind = _text_kind(reader.head())
+        kind = text_kind(reader.head())
         if kind is not None:
             yield _whole(reader, kind)
             return
@@ -178,29 +180,6 @@ def _binary(head: bytes) -> bool:
 
 def too_long(what: str, length: int) -> str:
     return f"{what} of {length:,} bytes is longer than the {MAX_LINE_BYTES:,}-byte limit for one record"
-
-
-_NON_STANDARD = (b"NaN", b"Infinity")
-
-
-def parse_json(text: bytes | str) -> Any:
-    """Parse one JSON record: orjson, falling back to Python's parser for what orjson refuses
-    but a JSON writer may still emit (``NaN``/``Infinity`` literals, numbers beyond a double).
-
-    Raises ``orjson.JSONDecodeError`` (with orjson's message) when neither parser accepts it.
-    """
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError as exc:
-        raw = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
-        if not (any(tok in raw for tok in _NON_STANDARD) or b"e" in raw or b"E" in raw):
-            raise
-        try:
-            doc = json.loads(text)
-            orjson.dumps(doc)  # what Kifu cannot store again (lone surrogates, >64-bit ints) stays refused
-        except (ValueError, TypeError, RecursionError, orjson.JSONEncodeError):
-            raise exc from None
-        return doc
 
 
 _POSITION = re.compile(r": line \d+ column \d+ \(char \d+\)$")
@@ -346,16 +325,6 @@ def _emit(lineno: int, carry: bytearray, length: int) -> Iterator[tuple[int, byt
 _STRUCT = re.compile(rb'["{}\[\]\n]')
 _STR_BODY = re.compile(rb'(?:[^"\\\n]|\\[^\n])*')
 _BLANK = b" \t\r\n,"
-
-
-def _text_kind(head: bytes) -> str | None:
-    from rules.chaser.log import looks_like_log, looks_like_map
-
-    if looks_like_log(head):
-        return "chaser-log"
-    if looks_like_map(head[:4096]):
-        return "chaser-map"
-    return None
 
 
 def _whole(reader: _Reader, kind: str) -> Record:

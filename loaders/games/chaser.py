@@ -1,6 +1,6 @@
 """CHaser loader: the official server's text logs and .map files into DuckDB.
 
-A server log is read whole (``loaders.sources`` sniffs ``--Stable Log--``) and replayed at
+A server log is read whole (``rules.text_kind`` sniffs ``--Stable Log--``) and replayed at
 once (``rules.chaser``); a .map file names maps.  Identity: a game is the match
 ``chaser:<first timestamp>-<hash of the players and the start map>``; the same log read again
 is a no-op, a longer copy of it (a log that was cut off, then read complete) replaces the
@@ -27,8 +27,8 @@ from typing import Any
 
 import orjson
 
-from loaders.sources import TextDocument
-from loaders.workers import GameWrites
+from loaders.core.sources import TextDocument
+from loaders.parallel.workers import GameWrites
 from rules.chaser.log import ChaserLog, ChaserLogError, ChaserMap, decode, parse_map, read_log
 from rules.chaser.replay import RULESET, RULESET_VERSION, Summary, replay
 
@@ -66,13 +66,17 @@ def _dumps(v: Any) -> str:
 
 @dataclass
 class Collector:
+    """CHaser logs and maps of one ingest run, written through ``store`` (see ``loaders.core.store``)."""
+
+    claims = staticmethod(claims)  # whose a record is: the pipeline asks each game in turn
+
     store: Any
     run_id: int
     quarantine: Callable[..., None]  # (source, line, raw, reason, refused=True)
     validate: bool = True
     matches: list[str] = field(default_factory=list)
     new_records: int = 0
-    pool: Any = None  # a loaders.workers.RoundPool: games replayed by its workers
+    pool: Any = None  # a loaders.parallel.workers.RoundPool: games replayed by its workers
     _writes: GameWrites = field(init=False)
 
     def __post_init__(self) -> None:

@@ -9,9 +9,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from kifu import bots
-from kifu.dealer import AlgoriTable
-from kifu.referee import BotError, Referee, Seat
+from referee import bots
+from referee.algori import AlgoriTable
+from referee.match import BotError, Referee, Seat
 from rules.uno import profile as P
 
 

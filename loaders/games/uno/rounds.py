@@ -11,13 +11,13 @@ again, in this process, from the true state.  Either way the rows are exactly th
 one-process replay (``--jobs 1``); the test suite checks it.
 
 A worker makes every row of the lines it replays, not only the replay's: each line travels with
-what its own rows need (:class:`loaders.algori.RecordParts`: raw line, where it was read, the
+what its own rows need (:class:`loaders.games.uno.matches.RecordParts`: raw line, where it was read, the
 turn the loader counted, and its record key unless the worker is to compute it), and the rows
 come back as Arrow tables, so this process only inserts them.  Before the store is searched
 (any flush), :meth:`RoundPool.settle` makes the rows of every line taken so far — waiting for
 the batches out, and making here those of the lines not sent yet (their batch then skips them).
 
-The worker processes themselves, shared by every game, are :mod:`loaders.workers`.
+The worker processes themselves, shared by every game, are :mod:`loaders.parallel.workers`.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from loaders import workers
-from loaders.workers import ROUNDS_PER_TASK, RoundPool, RowsSink, decode, encode
+from loaders.parallel import workers
+from loaders.parallel.workers import ROUNDS_PER_TASK, RoundPool, RowsSink, decode, encode
 from rules.uno.profile import PROFILE_AUDIT
 from rules.uno.replay import MatchReplay
 from rules.uno.rounds import CarryScan, snapshot
@@ -37,7 +37,7 @@ from rules.uno.rounds import CarryScan, snapshot
 #: Lines a batch may reach before the deal closing it: beyond, the match is replayed in this
 #: process (a real round is 100–300 lines; this keeps memory flat for logs that never deal).
 MAX_BATCH_LINES = 20_000
-workers.PRELOAD += ["loaders.rounds", "loaders.algori"]
+workers.PRELOAD += ["loaders.games.uno.rounds", "loaders.games.uno.matches"]
 __all__ = ["MAX_BATCH_LINES", "ROUNDS_PER_TASK", "MatchRounds", "decode", "encode", "replay_batch"]
 
 
@@ -64,13 +64,13 @@ def replay_batch(match_id: str | None, run_id: int, seed: MatchReplay | None, wa
 def _replay_rows(match_id: str | None, run_id: int, r: MatchReplay, activities: Iterable[dict[str, Any]],
                  parts: list[Any], last: bool, *, arrow: bool = False, boards: Any = None) -> dict[str, Any]:  # fmt: skip
     """Replay ``activities`` with ``r``: their rows by table, as lists of tuples or (``arrow``) Arrow tables.
-    ``boards`` (:class:`loaders.algori.Boards`) follows which boards are keyframes (a new one: the
+    ``boards`` (:class:`loaders.games.uno.matches.Boards`) follows which boards are keyframes (a new one: the
     first board replayed here is one)."""
-    from loaders.algori import Boards, frame_rows, parts_rows
+    from loaders.games.uno.rows import Boards, frame_rows, parts_rows
 
     if boards is None:
         boards = Boards()
-    from loaders.store import arrow_table
+    from loaders.core.store import arrow_table
 
     out: dict[str, list[tuple[Any, ...]]] = {}
     for activity, part in zip(activities, parts, strict=True):
@@ -134,7 +134,7 @@ class MatchRounds:
         pool.opened(self)
 
     def feed(self, activity: dict[str, Any], parts: Any = None) -> list[Any]:
-        """One line of the match; with ``parts`` (:class:`loaders.algori.RecordParts`) the record's own
+        """One line of the match; with ``parts`` (:class:`loaders.games.uno.matches.RecordParts`) the record's own
         rows are made with the replay's, by the worker (or here, when the line is replayed here)."""
         if self.sequential:
             self._emit(_replay_rows(self.match_id, self.run_id, self.true, [activity], [parts], False, boards=self.boards))
@@ -164,7 +164,7 @@ class MatchRounds:
         mine = range(self.start - self.base, len(self.lines))
         if self.sequential or not any(self.parts[i] is not None for i in mine):
             return
-        from loaders.algori import parts_rows
+        from loaders.games.uno.rows import parts_rows
 
         assert self.match_id is not None
         out: dict[str, list[tuple[Any, ...]]] = {}
@@ -177,7 +177,7 @@ class MatchRounds:
     def _go_sequential(self) -> None:
         """No deal for too long (a log that never deals, a round that never ends): the rest of the
         match is replayed here, line by line, so nothing piles up waiting for a batch to close."""
-        from loaders.algori import Boards
+        from loaders.games.uno.rows import Boards
 
         self._merge(block=True)
         self.boards = Boards()

@@ -14,7 +14,7 @@ import re
 import shlex
 from pathlib import Path
 
-from kifu.safe import terminal
+from common.safe import terminal
 
 __all__ = ["SettingError", "MEMORY_LIMIT", "memory_limit", "database_path", "port", "positive_int", "switch"]
 

@@ -2,7 +2,7 @@
 
 Documents are fetched with a bounded batch size, sorted by ``dateCreated`` then ``_id``
 (the order the dealer wrote them), and never all held in memory.  Connection problems
-become a one-line :class:`~loaders.sources.SourceError`; credentials never appear in
+become a one-line :class:`~loaders.core.sources.SourceError`; credentials never appear in
 messages (URIs are shown with the password removed).
 """
 
@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from loaders.sources import Record, SourceError
+from loaders.core.sources import Record, SourceError
 
 DEFAULT_DATABASE = "uno-local"
 DEFAULT_COLLECTION = "activities"

@@ -4,7 +4,7 @@ tell each new finding the moment it is stored.
 A :class:`Watcher` keeps every match it follows open in memory — the ALGORI assembler with its
 replay, one per stream — so a batch costs what its new lines cost, however long the match already
 is.  Each batch is one DuckDB transaction written in place inside a short window
-(:class:`loaders.live.Writer`): the ``kifu ingest`` guarantees hold batch by batch (a kill at
+(:class:`queries.sharing.Writer`): the ``kifu ingest`` guarantees hold batch by batch (a kill at
 any moment leaves the database as it was after the last batch; what is read again is recognised
 and skipped), and the dashboard reads between windows.  How and why: ``docs/live.md``.
 
@@ -22,12 +22,15 @@ from pathlib import Path
 from typing import Any
 
 import queries
-from kifu import __version__
-from loaders import algori, chaser, kakomimasu, live
-from loaders.feeds import Document, Lines, Restart
-from loaders.pipeline import _GAME_KEYS, RunReport, SourceReport, _ingest_source, _quarantine
-from loaders.sources import Record
-from loaders.store import Store
+from common import __version__
+from loaders.games.uno import matches
+from rules.uno.log import RecordError, dumps
+from loaders.games import another_game, collectors
+from queries import sharing as live
+from loaders.core.feeds import Document, Lines, Restart
+from loaders.pipeline import RunReport, SourceReport, ingest_source, quarantine_record
+from loaders.core.sources import Record
+from loaders.core.store import Store
 
 #: Records taken into one batch at the most (a backlog — a watcher started late — goes in several).
 MAX_BATCH = 20_000
@@ -79,7 +82,7 @@ class Status:
     problems: list[str] = field(default_factory=list)  # sources that cannot be read right now
 
 
-class _Assembler(algori.Assembler):
+class _Assembler(matches.Assembler):
     """An ALGORI assembler kept open across batches (its store is the current batch's)."""
 
     def rebind(self, store: Store) -> None:
@@ -88,7 +91,7 @@ class _Assembler(algori.Assembler):
 
 
 class Watcher:
-    """Follows ``feeds`` (:mod:`loaders.feeds`) into the database ``db``."""
+    """Follows ``feeds`` (:mod:`loaders.core.feeds`) into the database ``db``."""
 
     def __init__(self, db: str | Path, feeds: list[Any], *, ruleset: Any = None, validate: bool = True,
                  on_finding: Callable[[Finding], None] | None = None, on_note: Callable[[str], None] | None = None,
@@ -124,7 +127,7 @@ class Watcher:
         self._writer = live.Writer(self.db, waiting=self._waiting)
         # Batches since the file was last compacted.  Small batches leave it larger than one ingest would
         # (DuckDB stores each checkpoint's new rows in pieces of their own, and rewrites a table's newest
-        # row group whole); it is compacted (rewritten, :func:`loaders.live.compact`) once a match ends
+        # row group whole); it is compacted (rewritten, :func:`queries.sharing.compact`) once a match ends
         # and when the watcher stops — once per match, never per batch.
         self._since_compact = 0
 
@@ -236,7 +239,7 @@ class Watcher:
                     elif isinstance(item, Document):
                         self._document(item, store)
                 live_now = self._settle(touched, store, final)
-                rebuilt = algori.Assembler(source="", run_id=self.run_id, store=store, validate=self.validate,
+                rebuilt = matches.Assembler(source="", run_id=self.run_id, store=store, validate=self.validate,
                                            ruleset=self.ruleset, on_match_done=self._done(store)).reassemble()  # fmt: skip
                 if set(rebuilt) & self._open_match_ids():
                     self._rewind_after = True  # a match being followed was put together again: follow it afresh
@@ -318,10 +321,10 @@ class Watcher:
         asm.on_match_done = self._done(store)
         return asm
 
-    def _done(self, store: Store) -> Callable[[algori.MatchBuilder], None]:
-        def done(m: algori.MatchBuilder) -> None:
+    def _done(self, store: Store) -> Callable[[matches.MatchBuilder], None]:
+        def done(m: matches.MatchBuilder) -> None:
             if m.match_id is not None and m.new_events:
-                store.replace_summary(m.match_id, algori.summary_rows(m, store.run_id))
+                store.replace_summary(m.match_id, matches.summary_rows(m, store.run_id))
         return done
 
     def _take(self, item: Lines, asm: _Assembler, store: Store) -> None:
@@ -334,32 +337,28 @@ class Watcher:
         self.status.quarantined += srep.quarantined
 
     def _take_record(self, rec: Record, name: str, asm: _Assembler, store: Store, srep: SourceReport) -> None:
-        if rec.error is None and _other_game(rec.doc):
+        if rec.error is None and another_game(rec.doc):
             rec.error = "not an ALGORI dealer record (a record of another game in a JSON-lines log: ingest it with kifu ingest)"
         if rec.error is None:
             try:
-                doc = rec.doc
-                if isinstance(rec.raw, bytes) and b'"$number' in rec.raw:
-                    doc = algori.unwrap_extended_json(doc)
-                asm.add(algori.normalize(doc), rec.line, rec.raw)
+                asm.add(matches.read(rec), rec.line, rec.raw)
                 srep.accepted += 1
                 return
-            except algori.RecordError as exc:
+            except RecordError as exc:
                 rec.error = str(exc)
         srep.quarantined += 1
-        _quarantine(store, self._report, name, rec)
+        quarantine_record(store, self._report, name, rec)
 
     def _document(self, item: Document, store: Store) -> None:
         """A whole document ingested as ``kifu ingest`` would (a game still played stays live)."""
         report = self._report
 
         def bad(src: str, line: int, raw: Any, reason: str, refused: bool = True) -> None:
-            _quarantine(store, report, src, Record(line, raw, error=reason))
+            quarantine_record(store, report, src, Record(line, raw, error=reason))
 
-        games = [kakomimasu.Collector(store, store.run_id, bad, validate=self.validate),
-                 chaser.Collector(store, store.run_id, bad, validate=self.validate)]  # fmt: skip
+        games = collectors(store, store.run_id, bad, validate=self.validate)
         before = len(report.matches)
-        _ingest_source(item.source, store, report, None, self.validate, games, None, self.ruleset)
+        ingest_source(item.source, store, report, None, self.validate, games, None, self.ruleset)
         for g in games:
             g.finish()
         ids = {m for g in games for m in g.matches} | set(report.matches[before:])
@@ -400,7 +399,7 @@ class Watcher:
                 if m.new_events and self._summarised.get(m.match_id) != m.seq:
                     prev = self._summarised.get(m.match_id)
                     changed = [r.round_no for r in m.rounds.values() if prev is None or r.last_seq > prev]
-                    store.replace_summary(m.match_id, algori.summary_rows(m, store.run_id),
+                    store.replace_summary(m.match_id, matches.summary_rows(m, store.run_id),
                                           from_round=min(changed) if prev is not None and changed else 0)  # fmt: skip
                     self._summarised[m.match_id] = m.seq
                 if m.finish is not None and m.match_id not in self._finished:
@@ -441,8 +440,8 @@ class Watcher:
         con.execute(
             "insert into load_runs values (?, to_timestamp(?), to_timestamp(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [self.run_id, self.started, time.time(), time.time() - self.started, __version__,
-             algori.dumps([{"kind": "watch", "feed": getattr(f, "key", "?")} for f in self.feeds]), self.status.records,
-             events, 0, self.status.quarantined, algori.dumps(dict(r.unknown_events)),
+             dumps([{"kind": "watch", "feed": getattr(f, "key", "?")} for f in self.feeds]), self.status.records,
+             events, 0, self.status.quarantined, dumps(dict(r.unknown_events)),
              len(self._known), 0, "watching"],
         )  # fmt: skip
 
@@ -490,10 +489,3 @@ class Watcher:
 
 def _records(items: list[Any]) -> int:
     return sum(len(i.records) for i in items if isinstance(i, Lines))
-
-
-def _other_game(doc: Any) -> bool:
-    """Whether a JSON-lines record is Kakomimasu's or CHaser's rather than an ALGORI activity."""
-    if type(doc) is dict and type(doc.get("event")) is str and not _GAME_KEYS & doc.keys():
-        return False
-    return kakomimasu.claims(doc) is not None or chaser.claims(doc) is not None

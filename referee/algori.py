@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kifu.referee import BotError, Seat, Table, _card, _hand
+from referee.match import BotError, Seat, Table, _card, _hand
 from rules.uno import events as E
 from rules.uno import transitions as T
 from rules.uno import verdicts as V

@@ -48,7 +48,7 @@ def record_key(event: str, player: str | None, turn: int | None, contents: Any, 
 class Meta:
     """What assembling needs to know about one record."""
 
-    key: int  # None while a record taken by a worker has not needed it (loaders.algori.keyed_meta)
+    key: int  # None while a record taken by a worker has not needed it (loaders.games.uno.matches.keyed_meta)
     event: str
     round_no: int | None
     t: int | None  # dealer timestamp (ms)

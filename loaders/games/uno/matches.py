@@ -1,345 +1,48 @@
-"""ALGORI dealer activities: normalise any known shape, derive typed rows, group into matches.
+"""UNO matches from dealer records: which match each record belongs to, each match's replay and summary.
 
-Accepted shapes (see ``docs/data-model.md``): the 2023 dealer's download log, the same
-documents as stored in MongoDB (relaxed or canonical Extended JSON, or pymongo documents),
-the official spec's spelling (``player_id``, ``content``, ``total_score``, disconnect
-payload as an object), and the 2022 dealer (no ``dealer_code``/``desk``, extra events).
-
-Player-sent payloads are echoed by the dealer *before* it validates them, so fields such as
-``card_play`` or ``yell_uno`` may hold anything; typed columns take a value only when it is
-well-typed and the raw value always stays in ``contents``.  Only the envelope and the
-fields the dealer itself writes are required to be well-formed; a record that breaks them
-is quarantined with the reason.
+Records come normalised (:func:`rules.uno.log.normalize`); the :class:`Assembler` groups them into
+matches by identity (:mod:`loaders.core.assemble`), feeds each match's replay (its rounds possibly in
+worker processes, :mod:`loaders.games.uno.rounds`) and hands the rows (:mod:`loaders.games.uno.rows`)
+to the store; :func:`summary_rows` gives a finished match's summary tables.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 
-from loaders.assemble import Meta, Piece, assemble, record_key
-from loaders.rounds import MatchRounds
-from loaders.sources import parse_json
+from loaders.core.sources import Record
+from loaders.core.assemble import Meta, Piece, assemble, record_key
+from loaders.games.uno.rounds import MatchRounds
+from loaders.games.uno.rows import Boards, RecordParts, frame_rows, record_rows
+from common.jsontext import parse_json
 from rules.core import Frame
-from rules.uno.boards import encode_state, next_board
-from rules.uno.cards import Card, card_label
+from rules.uno.log import (
+    EVENTS_2022, KNOWN_EVENTS, Activity, as_code, as_int, as_int32, dumps, event_target, normalize, replay_activity,
+    stored_activity, str_or_none, unwrap_extended_json,
+)
+from rules.uno.cards import card_label
 from rules.uno.profile import PROFILES
 from rules.uno.replay import MatchReplay
 
 GAME = "algori-uno"
 
-EVENTS_2023 = frozenset(
-    {
-        "join-room", "first-player", "next-player", "play-card", "draw-card",
-        "play-draw-card", "challenge", "public-card", "pointed-not-say-uno",
-        "special-logic", "color-change-request", "color-of-wild", "shuffle-wild",
-        "penalty", "finish-turn", "finish-game", "disconnect",
-    }
-)  # fmt: skip
-#: Events of the 2022 dealer that the 2023 one no longer writes; ingested like the others.
-EVENTS_2022 = frozenset({"say-uno-and-play-card", "say-uno-and-play-draw-card", "receiver-card"})
-KNOWN_EVENTS = EVENTS_2023 | EVENTS_2022
-ENVELOPE_ONLY = frozenset({"join-room", "disconnect", "finish-game"})
-
-
-class RecordError(ValueError):
-    """A record that is not a usable activity; the message is the quarantine reason."""
-
-
-@dataclass(slots=True)
-class Activity:
-    dealer_code: str | None
-    dealer: str
-    event: str
-    player: str | None
-    turn: int | None
-    contents: Any
-    desk: dict[str, Any] | None
-    date_ms: int | None
-    contents_json: bytes | str = "null"
-
-
-# --------------------------------------------------------------------------- normalise
-
-
-def normalize(doc: Any) -> Activity:
-    """Check and normalise one activity document; raise :class:`RecordError` if unusable."""
-    if not isinstance(doc, dict):
-        raise RecordError(f"not a JSON object (got {_type_name(doc)})")
-    if "collection" in doc and "document" in doc and "event" not in doc:
-        raise RecordError(f"not an activity: a '{doc.get('collection')}' collection document")
-    event = doc.get("event")
-    if not isinstance(event, str) or not event:
-        if "event" not in doc:
-            raise RecordError("missing required field 'event' (not an ALGORI activity?)")
-        raise RecordError(f"field 'event' is {_type_name(event)}, expected a non-empty string")
-    dealer = doc.get("dealer")
-    if not isinstance(dealer, str) or not dealer:
-        if "dealer" not in doc:
-            raise RecordError("missing required field 'dealer'")
-        raise RecordError(f"field 'dealer' is {_type_name(dealer)}, expected a non-empty string")
-    dealer_code = doc.get("dealer_code")
-    if dealer_code is not None and not isinstance(dealer_code, str):
-        raise RecordError(f"field 'dealer_code' is {_type_name(dealer_code)}, expected a string")
-    player = _code(doc.get("player"))
-    if player is _BAD:
-        raise RecordError(f"field 'player' is {_type_name(doc.get('player'))}, expected a string")
-    turn = doc.get("turn")
-    if turn is not None:
-        turn = _as_int(turn)
-        if turn is None or turn < 0:
-            raise RecordError(f"field 'turn' is {_type_name(doc.get('turn'))}, expected a round number")
-        if turn > INT32_MAX:
-            raise RecordError(f"field 'turn' is {_short(doc.get('turn'))}, out of range for a round number")
-    contents = doc["contents"] if "contents" in doc else doc.get("content")
-    if event in KNOWN_EVENTS and event != "disconnect":
-        if contents is None:
-            contents = {}
-        if not isinstance(contents, dict):
-            raise RecordError(f"field 'contents' of {event} is {_type_name(contents)}, expected an object")
-        if event not in ENVELOPE_ONLY and turn is None and event not in EVENTS_2022:
-            raise RecordError(f"{event} without the round number 'turn'")
-        _check_dealer_fields(event, contents)
-    desk = doc.get("desk")
-    if desk is not None and not isinstance(desk, dict):
-        raise RecordError(f"field 'desk' is {_type_name(desk)}, expected an object")
-    date_ms = _date_ms(doc.get("dateCreated"))
-    if date_ms is _BAD:
-        raise RecordError(f"field 'dateCreated' is not a date ({_short(doc.get('dateCreated'))})")
-    try:
-        contents_json = orjson.dumps(contents, default=_json_default)  # UTF-8 bytes, stored as text
-    except (TypeError, orjson.JSONEncodeError) as exc:
-        raise RecordError(f"field 'contents' cannot be stored ({exc}; nested more than 254 levels?)") from exc
-    return Activity(dealer_code, dealer, event, player, turn, contents, desk, date_ms, contents_json)  # type: ignore[arg-type]
-
-
-def _check_dealer_fields(event: str, c: dict[str, Any]) -> None:
-    """Fields the dealer writes itself must be well-formed (player echoes may be anything)."""
-    if event == "first-player":
-        order = c.get("play_order")
-        if not isinstance(order, list) or not order or not all(isinstance(p, str) for p in order):
-            raise RecordError("first-player without a 'play_order' list of player codes")
-        if not isinstance(c.get("cards_receive"), dict):
-            raise RecordError("first-player without the dealt hands 'cards_receive'")
-    elif event == "next-player":
-        if not isinstance(c.get("next_player"), str):
-            raise RecordError("next-player without 'next_player'")
-    elif event in ("penalty", "public-card", "shuffle-wild", "color-change-request"):
-        if not isinstance(c.get("player"), str):
-            raise RecordError(f"{event} without the player code 'player'")
-    elif event == "finish-turn":
-        for key in ("score", "total_score"):
-            if key in c and not _is_score_map(c[key]):
-                raise RecordError(f"finish-turn '{key}' is not a map of player code to number")
-    elif event == "finish-game":
-        for key in ("score", "total_score", "order"):
-            if key in c and not _is_score_map(c[key]):
-                raise RecordError(f"finish-game '{key}' is not a map of player code to number")
-    elif event == "join-room":
-        code = c.get("player_code", c.get("player_id"))
-        if code is not None and not isinstance(_code(code), str):
-            raise RecordError("join-room 'player_code' is not a string")
-
-
-def _is_score_map(v: Any) -> bool:
-    return isinstance(v, dict) and all(_as_int(x) is not None for x in v.values())
-
-
-class _Bad:
-    pass
-
-
-_BAD: Any = _Bad()
-
-
-def _code(v: Any) -> Any:
-    if v is None or isinstance(v, str):
-        return v
-    if isinstance(v, dict) and isinstance(v.get("$oid"), str):
-        return v["$oid"]
-    if type(v).__name__ == "ObjectId":
-        return str(v)
-    return _BAD
-
-
-INT32_MAX = 2**31 - 1
-#: Dates Kifu stores: 1970-01-01 .. 9999-12-31 (epoch ms); others are kept only in the raw record.
-DATE_MS_MAX = 253_402_300_799_999
-
-
-def _as_int(v: Any) -> int | None:
-    """An integral JSON number as int (``5``, ``5.0``); anything else (bools, NaN, ∞, text) is None."""
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    return None
-
-
-def _as_int32(v: Any) -> int | None:
-    """Like :func:`_as_int`, but None outside the range of the INTEGER columns it goes to."""
-    n = _as_int(v)
-    return n if n is not None and -INT32_MAX - 1 <= n <= INT32_MAX else None
-
-
-def _date_ms(v: Any) -> Any:
-    if v is None:
-        return None
-    if isinstance(v, bool):
-        return _BAD
-    if isinstance(v, (int, float)):
-        if v != v or v in (float("inf"), float("-inf")) or not 0 <= v <= DATE_MS_MAX:
-            return _BAD
-        return int(v)
-    if isinstance(v, dt.datetime):
-        if v.tzinfo is None:
-            v = v.replace(tzinfo=dt.timezone.utc)
-        try:
-            return _date_ms(int(v.timestamp() * 1000))
-        except (OverflowError, ValueError, OSError):
-            return _BAD
-    if isinstance(v, dict) and "$date" in v:
-        return _date_ms(v["$date"])
-    if isinstance(v, dict) and "$numberLong" in v:
-        try:
-            return _date_ms(int(v["$numberLong"]))
-        except (TypeError, ValueError):
-            return _BAD
-    if isinstance(v, str):
-        try:
-            parsed = dt.datetime.fromisoformat(v.replace("Z", "+00:00"))
-        except ValueError:
-            return _BAD
-        return _date_ms(parsed)
-    return _BAD
-
-
-def unwrap_extended_json(v: Any) -> Any:
-    """Canonical Extended JSON numbers (``{"$numberInt": "5"}``) to plain values."""
-    if isinstance(v, dict):
-        if len(v) == 1:
-            (k, x), = v.items()
-            if k in ("$numberInt", "$numberLong") and isinstance(x, str):
-                try:
-                    return int(x)
-                except ValueError:
-                    return v
-            if k == "$numberDouble" and isinstance(x, str):
-                try:
-                    return float(x)
-                except ValueError:
-                    return v
-        return {k: unwrap_extended_json(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [unwrap_extended_json(x) for x in v]
-    return v
-
-
-def _type_name(v: Any) -> str:
-    if v is None:
-        return "null"
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
-        type(v), f"a {type(v).__name__}"
-    )
-
-
-def _short(v: Any) -> str:
-    text = repr(v)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-# --------------------------------------------------------------------------- typed rows
-
-
-def _card_cols(obj: Any) -> tuple[str | None, int | None, str | None]:
-    card = Card.from_dealer(obj)
-    if card is None:
-        return None, None, None
-    return card.color, card.number, card.special
-
-
-def _len(v: Any) -> int | None:
-    return len(v) if isinstance(v, list) else None
-
-
-def _str_or_none(v: Any) -> str | None:
-    return v if isinstance(v, str) else None
-
-
-def event_target(a: Activity) -> str | None:
-    c = a.contents if isinstance(a.contents, dict) else {}
-    ev = a.event
-    if ev in ("penalty", "public-card", "shuffle-wild", "color-change-request"):
-        return _str_or_none(c.get("player"))
-    if ev in ("challenge", "pointed-not-say-uno"):
-        return _str_or_none(c.get("target"))
-    if ev == "next-player":
-        return _str_or_none(c.get("next_player"))
-    if ev == "first-player":
-        return _str_or_none(c.get("first_player"))
-    if ev in ("finish-turn", "finish-game"):
-        return _str_or_none(c.get("winner"))
-    if ev == "join-room":
-        return _str_or_none(_code(c.get("player_code", c.get("player_id"))))
-    return None
-
-
-def event_cards(a: Activity) -> tuple[tuple[str | None, int | None, str | None], int | None]:
-    c = a.contents if isinstance(a.contents, dict) else {}
-    ev = a.event
-    if ev in ("play-card", "play-draw-card", "say-uno-and-play-card", "say-uno-and-play-draw-card"):
-        return _card_cols(c.get("card_play")), None
-    if ev == "draw-card":
-        drawn = c.get("card_draw")
-        first = drawn[0] if isinstance(drawn, list) and drawn else None
-        return _card_cols(first), _len(drawn)
-    if ev == "first-player":
-        return _card_cols(c.get("first_card")), None
-    if ev in ("penalty", "receiver-card"):
-        return (None, None, None), _len(c.get("cards_receive"))
-    if ev == "challenge":
-        result = c.get("result")
-        return (None, None, None), _len(result.get("cards_receive")) if isinstance(result, dict) else None
-    if ev == "public-card":
-        return (None, None, None), _len(c.get("cards"))
-    return (None, None, None), None
-
-
-def penalty_cause(error: Any) -> str | None:
-    """The dealer's error text; "Did not say uno." is logged as an object with a message."""
-    if isinstance(error, str):
-        return error
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return error["message"]
-    if error is None:
-        return None
-    return orjson.dumps(error).decode()
-
-
-def js_length(text: str) -> int:
-    """String length as JavaScript counts it (UTF-16 code units), which the dealer checks."""
-    return len(text.encode("utf-16-le")) // 2
-
-
-def dumps(v: Any) -> str:
-    return orjson.dumps(v, default=_json_default).decode()
-
-
-def _json_default(v: Any) -> Any:
-    if isinstance(v, dt.datetime):
-        return v.isoformat()
-    return str(v)
-
 
 # --------------------------------------------------------------------------- matches
+
+
+def read(rec: Record) -> Activity:
+    """A record no other game claimed, read as a UNO dealer line (MongoDB's Extended JSON numbers unwrapped).
+    Raises :class:`rules.uno.log.RecordError` with the reason it is not one."""
+    doc = rec.doc
+    if isinstance(rec.raw, bytes) and b'"$number' in rec.raw:
+        doc = unwrap_extended_json(doc)
+    return normalize(doc)
 
 
 def match_fingerprint(dealer_code: str | None, dealer: str, basis: Any) -> str:
@@ -383,7 +86,7 @@ class MatchBuilder:
     in ``pending``, at most :data:`PENDING_CAP`), ``"new"`` (a match whose log starts here),
     ``"anchored"`` (continuing a stored match at ``seq``; records up to ``existing`` are checked
     against the stored keys and skipped), ``"spool"`` (a piece put in place at the end of the
-    run by :func:`loaders.assemble.assemble`).
+    run by :func:`loaders.core.assemble.assemble`).
     """
 
     dealer_code: str | None
@@ -440,7 +143,7 @@ def record_meta(a: Activity, *, keyed: bool = True) -> Meta:
     if a.player:
         codes.append(a.player)
     if a.event == "join-room":
-        code = _code(c.get("player_code", c.get("player_id")))
+        code = as_code(c.get("player_code", c.get("player_id")))
         if isinstance(code, str):
             codes.append(code)
     elif a.event == "first-player":
@@ -462,7 +165,7 @@ def keyed_meta(meta: Meta, a: Activity) -> Meta:
 
 def _progress(a: Activity) -> tuple[int, int] | None:
     """(round, turn) of a record that carries both: never decreases along one match's log."""
-    ntp = _as_int(a.contents.get("number_turn_play")) if isinstance(a.contents, dict) else None
+    ntp = as_int(a.contents.get("number_turn_play")) if isinstance(a.contents, dict) else None
     return (a.turn, ntp) if a.turn is not None and ntp is not None else None
 
 
@@ -512,7 +215,7 @@ class Assembler:
         self.store = store
         self.validate = validate
         self.ruleset = ruleset  # a rules.uno.profile.Profile every match is judged by (kifu ingest --ruleset)
-        self.rounds = rounds  # a loaders.workers.RoundPool: new matches replayed round-parallel
+        self.rounds = rounds  # a loaders.parallel.workers.RoundPool: new matches replayed round-parallel
         self.source = source
         self.run_id = run_id
         self.emit: RowSink = store.add
@@ -693,7 +396,7 @@ class Assembler:
         m.piece_pos += 1
         self.emit("spool", (m.piece, m.piece_pos, self.run_id, self.source, line,
                             raw, meta.key, meta.event,
-                            _as_int32(meta.round_no), meta.t, ",".join(meta.players)))  # fmt: skip
+                            as_int32(meta.round_no), meta.t, ",".join(meta.players)))  # fmt: skip
 
     def _finish(self, m: MatchBuilder) -> None:
         group = self.open.get((m.dealer_code, m.dealer))
@@ -880,215 +583,6 @@ class Assembler:
         return m.match_id
 
 
-class RecordParts(NamedTuple):
-    """What a record's rows need beyond the activity the replay reads (see :func:`record_rows`)."""
-
-    dealer_code: str | None
-    dealer: str
-    current_turn: int | None
-    where: tuple[int, str, int]  # (run id, source, line) the record was read from
-    raw: bytes | str
-    rkey: int | None  # the record key (None: not computed yet)
-
-
-def parts_rows(match_id: str, activity: dict[str, Any], parts: RecordParts) -> list[tuple[str, tuple[Any, ...]]]:
-    """:func:`record_rows` of a record known by its replay activity (:func:`replay_activity`) and parts."""
-    a = Activity(parts.dealer_code, parts.dealer, activity["event"], activity["player"], activity["turn"],
-                 activity["contents"], activity["desk"], activity["date_ms"],
-                 orjson.dumps(activity["contents"], default=_json_default))  # fmt: skip
-    return record_rows(match_id, activity["seq"], a, parts.current_turn, parts.where, parts.raw, parts.rkey)
-
-
-def record_rows(mid: str, seq: int, a: Activity, current_turn: int | None, where: tuple[int, str, int],
-                raw: bytes | str, rkey: int | None) -> list[tuple[str, tuple[Any, ...]]]:  # fmt: skip
-    """The rows one record gives: its raw line, its event, and its penalty / challenge / special-logic row."""
-    c = a.contents if isinstance(a.contents, dict) else {}
-    ev = a.event
-    (color, number, special), n_cards = event_cards(a)
-    yell = c.get("yell_uno")
-    run_id, source, line = where
-    if rkey is None:
-        rkey = record_key(a.event, a.player, a.turn, a.contents, a.desk)
-    out: list[tuple[str, tuple[Any, ...]]] = [
-        ("raw_activities", (mid, seq, run_id, source, line, raw, rkey)),  # bytes stay bytes: converted in C
-        ("events", (
-            mid, a.dealer_code, seq, a.turn, current_turn if ev != "join-room" else None, ev,
-            a.player or None, event_target(a), color, number, special, n_cards,
-            _str_or_none(c.get("color_of_wild")), yell if isinstance(yell, bool) else None,
-            _str_or_none(c.get("draw_reason")), a.contents_json, a.date_ms, run_id,
-        )),
-    ]  # fmt: skip
-    if ev == "penalty":
-        out.append(("penalties", (mid, seq, a.turn, current_turn, _str_or_none(c.get("player")),
-                                  penalty_cause(c.get("error")), _len(c.get("cards_receive")))))  # fmt: skip
-    elif ev == "challenge":
-        result = c.get("result") if isinstance(c.get("result"), dict) else {}
-        is_ch = c.get("is_challenge")
-        success = result.get("is_challenge_success")
-        out.append(("challenges", (
-            mid, seq, a.turn, current_turn, a.player or None, _str_or_none(c.get("target")),
-            is_ch if isinstance(is_ch, bool) else None, None if isinstance(is_ch, bool) else dumps(is_ch),
-            success if isinstance(success, bool) else None, _str_or_none(result.get("player")),
-            _len(result.get("cards_receive")),
-        )))  # fmt: skip
-    elif ev == "special-logic":
-        title = c.get("title")
-        text = title if isinstance(title, str) else (None if title is None else dumps(title))
-        out.append(("special_logic", (mid, seq, a.turn, current_turn, a.player or None, text,
-                                      js_length(text) if text is not None else None)))  # fmt: skip
-    return out
-
-
-def frame_rows(match_id: str | None, run_id: int, frames: Iterable[Frame], existing: int | None = 0,
-               boards: Boards | None = None) -> list[tuple[str, tuple[Any, ...]]]:  # fmt: skip
-    """The rows a replay's frames give, in order: findings, the board after each event beyond
-    ``existing`` where ``boards`` says the fold cannot give it (a keyframe; every board without
-    ``boards``), ``None``: no boards, a replay resumed over stored events) and think times."""
-    out: list[tuple[str, tuple[Any, ...]]] = []
-    for fr in frames:
-        for v in fr.violations:
-            out.append(("violations", (
-                match_id, _as_int32(v.round_no), _as_int32(v.turn_no),
-                v.seq if v.seq is not None and v.seq > 0 else None, v.player, v.code, v.family, v.severity,
-                v.ruleset, v.ruleset_version, v.message, v.expected, v.actual, v.penalty_seq, run_id,
-            )))  # fmt: skip
-        if existing is not None and fr.event is not None:
-            keep = boards.keep(fr) if boards is not None else True
-            if fr.seq > existing:
-                if keep:
-                    out.append(("board_keyframes", keyframe_row(match_id, fr)))
-                if fr.think_ms is not None:
-                    ev = fr.event
-                    out.append(("think_times", (match_id, fr.seq, ev.round_no, ev.turn_no, ev.player, ev.kind, fr.think_ms)))
-    return out
-
-
-class Boards:
-    """Which of a replay's boards are stored: the loader's side of :mod:`rules.uno.boards`.
-
-    A board is a keyframe unless the fold gives it exactly from the board of the line before it
-    (in the same round) with that line and the one after it — checked here, line by line, with the
-    very function pages derive boards with.  The first board a replay gives here, a round's first,
-    a line replayed out of order and the last line (its next line is not known yet) are keyframes.
-    """
-
-    __slots__ = ("acts", "prev")
-
-    def __init__(self) -> None:
-        self.acts: dict[Any, dict[str, Any]] = {}  # the latest lines fed, by seq
-        self.prev: tuple[int, Any, Any] | None = None  # (seq, round, board) of the latest frame
-
-    def saw(self, activity: dict[str, Any]) -> None:
-        acts = self.acts
-        acts[activity["seq"]] = activity
-        if len(acts) > 16:
-            low = activity["seq"] - 8
-            for k in [k for k in acts if not (type(k) is int and k >= low)]:
-                del acts[k]
-
-    def keep(self, fr: Frame) -> bool:
-        seq, ev = fr.seq, fr.event
-        prev, self.prev = self.prev, (seq, ev.round_no, fr.after)
-        if prev is None or prev[0] != seq - 1 or prev[1] != ev.round_no:
-            return True
-        act, nxt = self.acts.get(seq), self.acts.get(seq + 1)
-        if act is None or nxt is None:
-            return True
-        try:
-            _, derived = next_board(prev[2], act, nxt)
-        except Exception:  # noqa: BLE001 - a line the fold cannot read: the replay's board is kept
-            return True
-        return derived != fr.after
-
-
-def keyframe_row(match_id: str | None, fr: Frame) -> tuple[Any, ...]:
-    ev = fr.event
-    return (match_id, fr.seq, ev.round_no if ev.round_no is not None else fr.after.round_no,
-            orjson.dumps(encode_state(fr.after), default=_json_default))  # fmt: skip
-
-
-def stored_activity(raw: str) -> Activity:
-    """A stored raw line read again as the loader read it."""
-    doc = parse_json(raw)
-    if '"$number' in raw:
-        doc = unwrap_extended_json(doc)
-    return normalize(doc)
-
-
-def activity_from_raw(raw: str, seq: int) -> dict[str, Any]:
-    """A stored raw line as the rules engine reads it (what the loader fed the replay)."""
-    return replay_activity(stored_activity(raw), seq)
-
-
-def replay_activity(a: Activity, seq: int) -> dict[str, Any]:
-    """The activity as the rules engine reads it."""
-    return {"seq": seq, "event": a.event, "player": a.player, "turn": a.turn, "contents": a.contents,
-            "desk": a.desk, "date_ms": a.date_ms}  # fmt: skip
-
-
-_LABELS: dict[Card, str] = {}
-
-
-def _label(card: Card | None) -> str | None:
-    if card is None:
-        return None
-    label = _LABELS.get(card)
-    if label is None:
-        label = _LABELS[card] = str(card)
-    return label
-
-
-_HAND_JSON: dict[tuple[Card, ...], bytes] = {}
-_KEY_JSON: dict[str, bytes] = {}
-
-
-def _hand_json(hand: tuple[Card, ...]) -> bytes:
-    """JSON list of a hand's card labels, cached (a hand rarely changes between two events)."""
-    text = _HAND_JSON.get(hand)
-    if text is None:
-        if len(_HAND_JSON) > 200_000:
-            _HAND_JSON.clear()
-        text = _HAND_JSON[hand] = orjson.dumps([_label(c) for c in hand])
-    return text
-
-
-def _hands_json(hands: Any) -> bytes:
-    """The hands as a JSON object, in UTF-8 bytes (stored as text; the store converts bytes in C)."""
-    parts = []
-    for p, h in hands.items():
-        key = _KEY_JSON.get(p)
-        if key is None:
-            key = _KEY_JSON[p] = orjson.dumps(p)
-        parts.append(key + b":" + _hand_json(h))
-    return b"{" + b",".join(parts) + b"}"
-
-
-_YELL_JSON: dict[tuple[tuple[str, bool], ...], bytes] = {}
-
-
-def _yell_json(yell: Any) -> bytes:
-    """The UNO flags as a JSON object, cached (the flags are booleans and rarely change)."""
-    key = tuple(yell.items())
-    text = _YELL_JSON.get(key)
-    if text is None:
-        if len(_YELL_JSON) > 10_000:
-            _YELL_JSON.clear()
-        text = _YELL_JSON[key] = orjson.dumps(dict(yell), default=_json_default)
-    return text
-
-
-def state_row(match_id: str | None, fr: Frame) -> tuple[Any, ...]:
-    s = fr.after
-    ev = fr.event
-    return (
-        match_id, fr.seq, ev.round_no if ev.round_no is not None else s.round_no, s.turn_no, s.to_act,
-        s.prev_actor, _label(s.top), s.direction, s.draw_pile, s.discard, s.pending, s.owes_draw,
-        orjson.dumps(dict(s.bind), default=_json_default) if s.bind else None, _hands_json(s.hands),
-        _yell_json(s.yell), s.gate, s.stall,
-        s.cards_played,
-    )  # fmt: skip
-
-
 def _summarise(m: MatchBuilder, a: Activity, seq: int) -> None:
     """Keep the per-match and per-round facts the summary tables need."""
     c = a.contents if isinstance(a.contents, dict) else {}
@@ -1098,7 +592,7 @@ def _summarise(m: MatchBuilder, a: Activity, seq: int) -> None:
     if a.dealer_code is None or a.event in EVENTS_2022:
         m.legacy = True
     if a.event == "join-room":
-        code = _code(c.get("player_code", c.get("player_id"))) or a.player
+        code = as_code(c.get("player_code", c.get("player_id"))) or a.player
         if isinstance(code, str) and code not in m.players:
             name = c.get("player_name", c.get("player"))
             m.players[code] = name if isinstance(name, str) else None
@@ -1113,22 +607,22 @@ def _summarise(m: MatchBuilder, a: Activity, seq: int) -> None:
         r.n_events += 1
         r.last_seq = seq
         r.ended_ms = a.date_ms
-        turn_no = _as_int32(c.get("number_turn_play"))
+        turn_no = as_int32(c.get("number_turn_play"))
         if turn_no is not None:
             m.current_turn = turn_no
             r.n_turns = max(r.n_turns, turn_no)
         if a.event == "first-player":
             m.seen_deal = True
-            r.first_player = _str_or_none(c.get("first_player"))
+            r.first_player = str_or_none(c.get("first_player"))
             r.first_card = c.get("first_card")
             r.play_order = c.get("play_order")
-            r.white_wild = _str_or_none(c.get("white_wild"))
+            r.white_wild = str_or_none(c.get("white_wild"))
             if m.white_wild is None:
                 m.white_wild = r.white_wild
             for code in r.play_order or []:
                 m.players.setdefault(code, None)
         elif a.event == "finish-turn":
-            r.winner = _str_or_none(c.get("winner"))
+            r.winner = str_or_none(c.get("winner"))
             r.scores = c.get("score") if isinstance(c.get("score"), dict) else None
             r.total_scores = c.get("total_score") if isinstance(c.get("total_score"), dict) else None
             if r.winner:
@@ -1153,7 +647,7 @@ def rank_players(final: dict[str, int], history: Iterable[dict[str, Any]]) -> di
     def reached(code: str) -> int:
         target = final[code]
         for i, totals in enumerate(history):
-            value = _as_int32(totals.get(code)) if isinstance(totals, dict) else None
+            value = as_int32(totals.get(code)) if isinstance(totals, dict) else None
             if value is not None and value >= target:
                 return i
         return len(history)
@@ -1171,13 +665,13 @@ def summary_rows(m: MatchBuilder, run_id: int) -> dict[str, list[tuple[Any, ...]
     final: dict[str, int] = {}
     fin_score = finish.get("score", finish.get("total_score"))
     if isinstance(fin_score, dict):
-        final = {k: int(_as_int32(v) or 0) for k, v in fin_score.items()}
+        final = {k: int(as_int32(v) or 0) for k, v in fin_score.items()}
     elif totals_history:
-        final = {k: int(_as_int32(v) or 0) for k, v in totals_history[-1].items()}
+        final = {k: int(as_int32(v) or 0) for k, v in totals_history[-1].items()}
     else:
         for r in rounds:
             for k, v in (r.scores or {}).items():
-                final[k] = final.get(k, 0) + int(_as_int32(v) or 0)
+                final[k] = final.get(k, 0) + int(as_int32(v) or 0)
     wins: dict[str, int] = {}
     for r in rounds:
         if r.winner:
@@ -1189,7 +683,7 @@ def summary_rows(m: MatchBuilder, run_id: int) -> dict[str, list[tuple[Any, ...]
     match_row = (
         mid, GAME, m.dealer_code, m.dealer, m.white_wild,
         sum(1 for r in rounds if r.end_kind != "incomplete"), len(rounds),
-        _str_or_none(finish.get("winner")), "finished" if m.finish is not None else "incomplete",
+        str_or_none(finish.get("winner")), "finished" if m.finish is not None else "incomplete",
         dumps(fin_score) if fin_score is not None else None,
         dumps(order) if order is not None else None,
         m.seq, m.first_ms, m.last_ms, "algori-2022" if m.legacy else "algori-2023",
@@ -1198,7 +692,7 @@ def summary_rows(m: MatchBuilder, run_id: int) -> dict[str, list[tuple[Any, ...]
     )  # fmt: skip
     players = [
         (mid, code, name, i + 1,
-         int(_as_int32(order.get(code)) or 0) if order else wins.get(code, 0),
+         int(as_int32(order.get(code)) or 0) if order else wins.get(code, 0),
          final.get(code), ranks.get(code))
         for i, (code, name) in enumerate(m.players.items())
     ]  # fmt: skip
@@ -1214,6 +708,6 @@ def summary_rows(m: MatchBuilder, run_id: int) -> dict[str, list[tuple[Any, ...]
         for code, score in (r.scores or {}).items():
             total = (r.total_scores or {}).get(code)
             score_rows.append(
-                (mid, r.round_no, code, _as_int32(score), _as_int32(total), code == r.winner)
+                (mid, r.round_no, code, as_int32(score), as_int32(total), code == r.winner)
             )
     return {"matches": [match_row], "players": players, "rounds": round_rows, "round_scores": score_rows}

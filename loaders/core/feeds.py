@@ -31,9 +31,16 @@ from urllib.parse import urlparse
 
 import orjson
 
-from loaders.sources import (
-    ISSUE_PREFIX, MAX_LINE_BYTES, FileSource, Record, SourceError, _json_reason, parse_json, too_long,
+from loaders.core.sources import (
+    ISSUE_PREFIX,
+    MAX_LINE_BYTES,
+    FileSource,
+    Record,
+    SourceError,
+    _json_reason,
+    too_long,
 )  # fmt: skip
+from common.jsontext import parse_json
 
 #: How long a file must stay unchanged before a CHaser log or a non-JSON-lines file is read whole,
 #: and before a last line without its newline is taken as complete.
@@ -83,7 +90,7 @@ def _logged_ms(doc: Any) -> int | None:
 
 
 def line_record(lineno: int, line: bytes) -> Record | None:
-    """A complete line as :class:`~loaders.sources.FileSource` reads it (None: a blank line)."""
+    """A complete line as :class:`~loaders.core.sources.FileSource` reads it (None: a blank line)."""
     length = len(line)
     if length > MAX_LINE_BYTES:
         return Record(lineno, line[:ISSUE_PREFIX], error=too_long("line", length), length=length)
@@ -365,7 +372,7 @@ class MongoFeed:
     feed says so (``problem``) and tries again at every poll."""
 
     def __init__(self, source: Any, *, batch: int = 5000) -> None:
-        self.source = source  # a loaders.mongo.MongoSource (uri, database, collection, filter, client)
+        self.source = source  # a loaders.core.mongo.MongoSource (uri, database, collection, filter, client)
         self.key = f"mongo:{source.name}"
         self.name = source.name
         self.batch = batch

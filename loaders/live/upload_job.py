@@ -1,4 +1,4 @@
-"""Ingest one uploaded file in its own process: ``python -m loaders.upload_job FILE DB STATUS``.
+"""Ingest one uploaded file in its own process: ``python -m loaders.live.upload_job FILE DB STATUS``.
 
 The dashboard starts this for every upload so that parsing never runs in the web server's
 process (no viewer waits on it, and its memory is returned when it exits).  The job writes
@@ -33,11 +33,11 @@ def upload_jobs(cores: int) -> int:
 
 
 def run(upload: Path, db: Path, status: Path) -> int:
-    from kifu.settings import SettingError
+    from common.settings import SettingError
     from loaders.pipeline import printable, source_problem
-    from loaders.workers import default_jobs
-    from loaders.sources import FileSource, SourceError
-    from loaders.swap import ingest_swapped
+    from loaders.parallel.workers import default_jobs
+    from loaders.core.sources import FileSource, SourceError
+    from loaders.live.swap import ingest_swapped
     from queries import DatabaseError
 
     class Progress:

@@ -272,8 +272,8 @@ class _Writer:
 
 
 def _insert_packed(con: duckdb.DuckDBPyConnection, batch: pa.Table) -> None:
-    """``raw_activities`` rows inserted with their lines' bytes packed (:mod:`loaders.rawpack`)."""
-    from loaders.rawpack import pack
+    """``raw_activities`` rows inserted with their lines' bytes packed (:mod:`queries.rawlines`)."""
+    from queries.rawlines import pack
 
     rows, blocks = pack(batch)  # noqa: F841 - read by name below
     con.execute("insert into raw_activities by name select * from rows")
@@ -442,7 +442,7 @@ class Store:
 
     def stored_activities(self, match_id: str) -> list[dict[str, Any]]:
         """The stored raw activities of a match, in order (to resume a replay)."""
-        from loaders.rawpack import lines
+        from queries.rawlines import lines
 
         self.flush()
         return [{"seq": seq, "raw": raw} for seq, raw in sorted(lines(self.con, match_id, 1, 2**62).items())]
@@ -450,7 +450,7 @@ class Store:
     def _unpack_raw(self, match_ids: set[str]) -> None:
         """Temp table ``raw_text (match_id, seq, raw)``: the packed lines of these matches as text, for
         the SQL that copies stored records (a rebuild; rare)."""
-        from loaders.rawpack import lines
+        from queries.rawlines import lines
 
         rows = [(m, seq, raw) for m in sorted(match_ids) for seq, raw in lines(self.con, m, 1, 2**62).items()]
         cols = list(zip(*rows, strict=True)) if rows else [[], [], []]

@@ -2,7 +2,7 @@
 
 ``kifu ingest DIR --jobs N`` on a season (many large log files) would otherwise be bound by the ingest
 process's main thread, which reads and parses every file and writes every row however many workers
-replay rounds (:mod:`loaders.rounds`).  Here each large file is ingested whole by a worker, the ordinary
+replay rounds (:mod:`loaders.games.uno.rounds`).  Here each large file is ingested whole by a worker, the ordinary
 one-process way (``ingest([file], part, jobs=1)``), into a private DuckDB file next to the target
 (``<db>.part-<pid>-<n>.duckdb``: same folder, same disk); the ingest process, inside the run's one
 transaction, merges each part as soon as it is ready, in the files' order (the result does not depend on
@@ -25,7 +25,7 @@ meets anything there is discarded and its file ingested here, the ordinary way, 
   already there) — a part sees an empty database and would store the match again;
 - the same ALGORI dealer (code and name) in the database or in another file of the run (a match split
   across files, a copy, a tail): the ALGORI assembler puts the pieces of one dealer's matches in place
-  across files and runs (:meth:`loaders.algori.Assembler.reassemble`), which a file alone cannot do;
+  across files and runs (:meth:`loaders.games.uno.matches.Assembler.reassemble`), which a file alone cannot do;
 - rows of a table without ``match_id`` (Kakomimasu board sets, CHaser maps: replaced by name) while that
   table holds rows already: their rules of replacement are the game module's, not a plain append.
 
@@ -40,7 +40,7 @@ workers go on.  ``validate=False`` keeps the ordinary path: it is an API-only mo
 another thing than what it measures.
 
 Interrupts: the run is one transaction; Ctrl-C or SIGTERM rolls it back, ends the workers at once (their
-lifeline is cut, :mod:`loaders.lifeline`) and removes the part files.  A SIGKILL leaves the part files
+lifeline is cut, :mod:`loaders.parallel.lifeline`) and removes the part files.  A SIGKILL leaves the part files
 behind (the workers end with the ingest process all the same): :func:`remove_stale`, called by every
 ingest once it holds the target open for writing, removes them — no live run can own them then, since a
 run holds its target's DuckDB write lock for as long as its parts exist.
@@ -63,10 +63,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from loaders.interrupts import signals_held
-from loaders.lifeline import Lifeline, worker_start
-from loaders.sources import SourceError
-from loaders.workers import PRELOAD, quiet_resource_tracker
+from loaders.core.interrupts import signals_held
+from loaders.parallel.lifeline import Lifeline, worker_start
+from loaders.core.sources import SourceError
+from loaders.parallel.workers import PRELOAD, quiet_resource_tracker
 
 #: A file whose log text (a gzip file: the size its trailer says it unpacks to) is smaller than this is
 #: ingested in the ingest process, in its turn: a part costs a DuckDB file with the whole schema, a
@@ -83,9 +83,9 @@ NOT_COPIED = ("load_runs", "kifu_meta")
 #: Merged as the store writes them (once per line, reason and content), not as a plain append.
 ISSUES = "load_issues"
 #: Modules the forkserver imports for the part workers, beyond those of every worker (``workers.PRELOAD``,
-#: which begins with ``loaders.lifeline``): the whole loader. Its pages are then shared by the workers
+#: which begins with ``loaders.parallel.lifeline``): the whole loader. Its pages are then shared by the workers
 #: instead of copied into each (a 1,000-round match: the process tree's peak RSS ~90 MiB lower).
-PART_PRELOAD = ["loaders.season"]
+PART_PRELOAD = ["loaders.parallel.season"]
 
 
 # ------------------------------------------------------------------------------------------ planning
@@ -112,10 +112,10 @@ def log_bytes(source: Any) -> int:
 def plan(sources: list[Any], min_bytes: int | None = None) -> list[bool] | None:
     """Per source, whether a part worker ingests it; None when fewer than two would (the ordinary path).
 
-    Only files on disk (:class:`loaders.sources.FileSource` itself: a worker opens the file by its path)
+    Only files on disk (:class:`loaders.core.sources.FileSource` itself: a worker opens the file by its path)
     go to workers; a MongoDB collection, an HTTP response held in memory (a ``FileSource`` subclass) or any
     other reader is read here."""
-    from loaders.sources import FileSource
+    from loaders.core.sources import FileSource
 
     least = PART_MIN_BYTES if min_bytes is None else min_bytes
     flags = [type(s) is FileSource and log_bytes(s) >= least for s in sources]
@@ -203,7 +203,7 @@ class PartResult:
 
 def _sniff(path: str, known: frozenset[tuple[str | None, str]]) -> tuple[str | None, str] | None:
     """A dealer of ``known`` met in the first records of the file, or None."""
-    from loaders.sources import FileSource
+    from loaders.core.sources import FileSource
 
     records = FileSource(path).records()
     try:
@@ -221,13 +221,13 @@ def _sniff(path: str, known: frozenset[tuple[str | None, str]]) -> tuple[str | N
     return None
 
 
-def make_part(path: str, part: str, slot: int, validate: bool, ruleset: Any, memory_limit: str,
-              known: frozenset[tuple[str | None, str]]) -> PartResult:  # fmt: skip
-    """Worker side: ingest the file ``path`` alone into the new database ``part`` (the ordinary path, one
-    process, DuckDB on one thread within ``memory_limit``); what it holds that may meet the target."""
+def make_part(ingest: Callable[..., Any], path: str, part: str, slot: int, validate: bool, ruleset: Any,
+              memory_limit: str, known: frozenset[tuple[str | None, str]]) -> PartResult:  # fmt: skip
+    """Worker side: ingest the file ``path`` alone into the new database ``part`` with ``ingest`` (the
+    pipeline's ordinary path, one process, DuckDB on one thread within ``memory_limit``); what it holds
+    that may meet the target."""
     import queries
-    from loaders.pipeline import ingest
-    from loaders.sources import FileSource
+    from loaders.core.sources import FileSource
 
     met = _sniff(path, known) if known else None
     if met is not None:
@@ -267,7 +267,7 @@ def _lean_store() -> None:
     batch queued). A worker has a small share of the memory and ingests one file; a 1,000-round match then
     peaks about 80 MiB lower (~290 MiB of RSS instead of ~370) in the same time. The rows are the same; only
     how ``raw_blocks`` cuts a match's lines into blocks follows the batches (its content does not)."""
-    from loaders import store
+    from loaders.core import store
 
     if isinstance(getattr(store, "FLUSH_ROWS", None), int):
         store.FLUSH_ROWS = min(store.FLUSH_ROWS, PART_FLUSH_ROWS)
@@ -293,9 +293,10 @@ def worker_memory(limit: str, jobs: int) -> str:
 class Season:
     """The part workers of one run, and the merge of their parts into the run's transaction."""
 
-    def __init__(self, db: str | Path, sources: list[Any], flags: list[bool], *, jobs: int, validate: bool,
-                 ruleset: Any, memory_limit: str, progress: Callable[[Any], Any] | None = None) -> None:  # fmt: skip
+    def __init__(self, db: str | Path, sources: list[Any], flags: list[bool], *, ingest: Callable[..., Any], jobs: int,
+                 validate: bool, ruleset: Any, memory_limit: str, progress: Callable[[Any], Any] | None = None) -> None:  # fmt: skip
         self.db = Path(db)
+        self.ingest = ingest  # the pipeline's one-process ingest of a file, run by each part worker
         self.sources = sources
         self.flags = flags
         self.jobs = max(1, jobs)
@@ -328,7 +329,7 @@ class Season:
         if self._executor is None:
             ctx = multiprocessing.get_context("forkserver")
             quiet_resource_tracker()
-            # loaders.lifeline first: it ties the forkserver's life to this process's. The same modules as a
+            # loaders.parallel.lifeline first: it ties the forkserver's life to this process's. The same modules as a
             # RoundPool's and more: whichever pool of this process starts the forkserver, the other's workers
             # find what they expect preloaded.
             ctx.set_forkserver_preload(list(dict.fromkeys(PRELOAD + PART_PRELOAD)))
@@ -356,8 +357,8 @@ class Season:
             self._paths[i], self._slots[i] = path, slot
             self._made.append(path)
             with signals_held():  # a submit may start a worker: not to be cut in half
-                self._futures[i] = executor.submit(make_part, str(self.sources[i].path), str(path), slot,
-                                                   self.validate, self.ruleset, self.limit, self._known)  # fmt: skip
+                self._futures[i] = executor.submit(make_part, self.ingest, str(self.sources[i].path), str(path),
+                                                   slot, self.validate, self.ruleset, self.limit, self._known)  # fmt: skip
 
     def _wait(self, i: int) -> PartResult:
         """The part of source ``i`` (its progress shown meanwhile); any worker's failure raised at once."""

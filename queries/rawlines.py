@@ -13,7 +13,7 @@ This module knows no game: Kakomimasu and CHaser records are packed alike.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import duckdb
@@ -115,6 +115,16 @@ def lines(con: duckdb.DuckDBPyConnection, match_id: str, first: int, last: int) 
             if first <= seq <= last:
                 out[int(seq)] = line.decode("utf-8")
     return out
+
+
+def texts(con: duckdb.DuckDBPyConnection, match_id: str | None, seqs: Sequence[int],
+          raws: Sequence[str | None]) -> list[str | None]:  # fmt: skip
+    """The text of each of one match's rows (``seqs`` and their ``raw`` column): the row's own text where it
+    holds one, else its line unpacked from the match's blocks (read only when a row needs them)."""
+    if match_id is None or all(r is not None for r in raws):
+        return list(raws)
+    packed = lines(con, match_id, 1, 2**62)
+    return [r if r is not None else packed.get(int(q)) for q, r in zip(seqs, raws, strict=True)]
 
 
 def repack(con: duckdb.DuckDBPyConnection, match_id: str) -> None:

@@ -2,7 +2,7 @@
 
 DuckDB lets one process open a database file for writing, and a process that has it open (even
 read-only) keeps every writer out.  ``kifu ingest`` lives with that by writing a copy and renaming
-it over the file (:mod:`loaders.swap`); a watcher cannot copy the whole database for every batch
+it over the file (:mod:`loaders.live.swap`); a watcher cannot copy the whole database for every batch
 of a few lines, so it writes the file in place, in short windows, and the dashboard lets go of
 the file between page runs while a watcher is there.  Two lock files beside the database say who
 is where:
@@ -34,6 +34,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -43,6 +44,7 @@ from typing import IO, Any
 import duckdb
 
 import queries
+from common import settings
 from queries import DatabaseError
 
 #: How long a page run waits at the gate for a batch before it reads anyway (it then finds the
@@ -195,7 +197,6 @@ class Writer:
     @contextmanager
     def batch(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """The connection for one batch, under ``<db>.lock`` (a swap waits for the batch, and the reverse)."""
-        from loaders.swap import db_lock
 
         with db_lock(self.db, self.waiting):
             if self.con is not None and file_identity(self.db) != self.identity:
@@ -265,7 +266,6 @@ def write_window(db: str | Path, *, waiting: Callable[[str], None] | None = None
     rewrites each table's newest row group whole, so one per small batch would cost the size of the
     match every batch.  Readers replay the log as they open the file; a swap (``kifu ingest``) copies
     it with the file."""
-    from loaders.swap import db_lock
 
     db = Path(db)
     with db_lock(db, waiting), _gate(db, fcntl.LOCK_EX, None):
@@ -330,7 +330,6 @@ def compact(db: str | Path, waiting: Callable[[str], None] | None = None) -> Non
     followed has ended and when it stops — never per batch.  Readers are kept out as for a batch; a
     reader that opens the file afterwards reads the new one.
     """
-    from loaders.swap import _fsync_dir, db_lock
 
     db = Path(db)
     tmp = db.with_name(db.name + ".compact.tmp")
@@ -358,12 +357,12 @@ def compact(db: str | Path, waiting: Callable[[str], None] | None = None) -> Non
 
 def _repack(hub: duckdb.DuckDBPyConnection) -> None:
     """The compacted copy's lines packed in full blocks (batches pack a few lines at a time)."""
-    from loaders import rawpack
+    from queries import rawlines
 
     hub.execute("use kifu_dst")
     hub.execute("begin transaction")
-    for match_id in rawpack.loose(hub):
-        rawpack.repack(hub, match_id)
+    for match_id in rawlines.loose(hub):
+        rawlines.repack(hub, match_id)
     hub.execute("commit")
     hub.execute("use memory")
 
@@ -375,3 +374,127 @@ def file_identity(db: str | Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return st.st_dev, st.st_ino
+
+
+@contextmanager
+def db_lock(db: Path, waiting: Callable[[str], None] | None = None) -> Iterator[Path]:
+    """Hold ``<db>.lock`` (of the real file); say what we wait for when another run holds it.
+
+    The holder may delete the lock file before it lets go (a run that made no database leaves no lock
+    file): a run that was waiting then holds a file no longer in the folder, sees it (the path names
+    another file, or none) and locks the path's file again — so two runs never hold the lock at once.
+    Yields the lock file's path.
+    """
+    lock = db.with_name(db.name + ".lock")
+    told = False
+    while True:
+        try:
+            fh = open(lock, "a+")  # noqa: SIM115 - closed below, which also lets go of the lock
+        except OSError as exc:  # a folder Kifu may not write in: one line, nothing made
+            raise DatabaseError(storage_problem(exc, db, db.exists()) or f"cannot write {lock} ({exc.strerror or exc}) — "
+                                "choose a --db in a folder you can write") from None
+        try:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if waiting is not None and not told:
+                    told = True
+                    waiting(f"waiting for another Kifu ingest into {db} to finish (lock {lock})")
+                fcntl.flock(fh, fcntl.LOCK_EX)
+            if _is_file_at(fh, lock):
+                break
+        except BaseException:
+            fh.close()
+            raise
+        fh.close()  # the lock file was deleted while we waited: lock the one at the path now
+    try:
+        yield lock
+    finally:
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        fh.close()
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename durable (the directory entry), where the platform allows it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _is_file_at(fh: Any, path: Path) -> bool:
+    """Whether the open file ``fh`` is the file ``path`` names now."""
+    try:
+        at = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fh.fileno())
+    return (at.st_dev, at.st_ino) == (held.st_dev, held.st_ino)
+
+
+def storage_problem(exc: BaseException, db: Path, existed: bool = True) -> str | None:
+    """One actionable line for a run that failed for lack of disk space, permission or memory.
+
+    Returns None for any other error (it is not ours to explain).  ``existed``: whether ``db`` was there
+    before the run (else the line says that no database was made).
+    """
+    left = "the database is unchanged" if existed else "no database was made"
+    text = str(exc)
+    low = text.lower()
+    code = getattr(exc, "errno", None)
+    folder = db.parent
+    need = _size(db)
+    if code in _DISK_FULL or "no space left" in low or "disk quota" in low:
+        return (f"the disk holding {folder} is full ({_human(_free(folder))} free; an ingest needs room for a copy "
+                f"of the database, {_human(need)}, plus the new data) — free some space or give --db on "
+                f"another disk; {left}")  # fmt: skip
+    if code in _NO_ACCESS or "permission denied" in low or "read-only file system" in low:
+        where = getattr(exc, "filename", None) or folder
+        return (f"cannot write {where}: permission denied or read-only — Kifu writes a copy next to the database "
+                f"and renames it; choose a --db in a folder you can write; {left}")  # fmt: skip
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        free = _free(folder)
+        if free < max(need, 256 << 20):  # DuckDB spills to disk: a full disk reads as "out of memory"
+            return (f"out of room: DuckDB could not spill to the disk holding {folder} ({_human(free)} free) — "
+                    f"free some space or give --db on another disk; {left}")  # fmt: skip
+        try:
+            limit = settings.memory_limit()
+        except settings.SettingError:  # checked before the run: not reached
+            limit = settings.INGEST_MEMORY
+        return (f"DuckDB reached its memory limit ({limit}) — raise it, e.g. KIFU_MEMORY_LIMIT=1GB kifu ingest …; "
+                f"{left}")  # fmt: skip
+    return None
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _free(folder: Path) -> int:
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return 0
+
+
+def _human(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:,.0f} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+_NO_ACCESS = (errno.EACCES, errno.EPERM, errno.EROFS)

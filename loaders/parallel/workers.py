@@ -1,11 +1,11 @@
 """Worker processes for an ingest run, shared by every game.
 
 An ingest with ``--jobs N`` hands work to N worker processes: batches of an ALGORI match's rounds
-(:mod:`loaders.rounds`) and whole Kakomimasu and CHaser games (:class:`GameWrites`).  Workers are
+(:mod:`loaders.games.uno.rounds`) and whole Kakomimasu and CHaser games (:class:`GameWrites`).  Workers are
 forked from a clean server process (``forkserver``: they inherit no DuckDB threads) and ignore
 Ctrl-C (the ingest process stops them).  However the ingest process ends — SIGKILL included —
 the workers, the forkserver and the resource tracker end with it at once, and leave the caller's
-output pipes (:mod:`loaders.lifeline`).  Like any ``multiprocessing`` code, a script that calls
+output pipes (:mod:`loaders.parallel.lifeline`).  Like any ``multiprocessing`` code, a script that calls
 ``ingest(..., jobs=N)`` needs the ``if __name__ == "__main__":`` guard (the ``kifu`` command has
 it), and should use the pool from its main thread (on Linux the forkserver ends when the thread
 that started it ends).
@@ -32,16 +32,16 @@ from typing import Any
 
 import orjson
 
-from loaders.interrupts import signals_held
-from loaders.lifeline import Lifeline, worker_start
+from loaders.core.interrupts import signals_held
+from loaders.parallel.lifeline import Lifeline, worker_start
 
-#: Rounds of an ALGORI match in one worker task (the batch size :mod:`loaders.rounds` plans with): each
+#: Rounds of an ALGORI match in one worker task (the batch size :mod:`loaders.games.uno.rounds` plans with): each
 #: task also replays the round before it (1/16 more work; 8 rounds cost 1/8), and a 1,000-round match
 #: still gives 63 tasks — enough to keep 32 workers busy.
 ROUNDS_PER_TASK = 16
 _EXACT = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 #: Modules the forkserver imports once for every worker (game modules add theirs when imported).
-PRELOAD = ["loaders.lifeline", "loaders.workers", "loaders.store", "pandas"]
+PRELOAD = ["loaders.parallel.lifeline", "loaders.parallel.workers", "loaders.core.store", "pandas"]
 
 RowsSink = Callable[[str, Any], None]  # (table, its rows: a list of tuples or a pyarrow.Table)
 
@@ -111,7 +111,7 @@ class RoundPool:
             # would otherwise cost every worker ~0.27 CPU-s in its first batch.
             ctx = multiprocessing.get_context("forkserver")
             quiet_resource_tracker()
-            # loaders.lifeline first: importing it ties the forkserver's life to this process's.
+            # loaders.parallel.lifeline first: importing it ties the forkserver's life to this process's.
             ctx.set_forkserver_preload(list(dict.fromkeys(PRELOAD)))
             self._lifeline = Lifeline()
             self._executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx,
@@ -164,7 +164,7 @@ class RoundPool:
 
 class GameWrites:
     """A game module's writes, one game at a time: made here, or — with a pool — made by a worker
-    (replay included) into a :class:`loaders.store.Recorder` and written here in the games' order."""
+    (replay included) into a :class:`loaders.core.store.Recorder` and written here in the games' order."""
 
     def __init__(self, store: Any, pool: RoundPool | None) -> None:
         self.store = store
@@ -176,7 +176,7 @@ class GameWrites:
         if self.pool is None:
             fn(self.store, *args)
             return
-        from loaders.store import recorded
+        from loaders.core.store import recorded
 
         self.queue.append((match_id, self.pool.call(recorded, fn, *args)))
         self._drain(block=False)

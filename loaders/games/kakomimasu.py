@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from loaders.workers import GameWrites
+from loaders.parallel.workers import GameWrites
 from rules.kakomimasu.game import (
     LEGACY, GameLog, GameLogError, boards_from, classify, from_snapshots, from_v1, snapshot_game_id,
 )  # fmt: skip
@@ -68,7 +68,9 @@ def progress(game: GameLog) -> int:
 
 @dataclass
 class Collector:
-    """Kakomimasu records of one ingest run, written through ``store`` (see ``loaders.store``)."""
+    """Kakomimasu records of one ingest run, written through ``store`` (see ``loaders.core.store``)."""
+
+    claims = staticmethod(claims)  # whose a record is: the pipeline asks each game in turn
 
     store: Any
     run_id: int
@@ -76,7 +78,7 @@ class Collector:
     validate: bool = True
     matches: list[str] = field(default_factory=list)
     new_records: int = 0
-    pool: Any = None  # a loaders.workers.RoundPool: games replayed by its workers
+    pool: Any = None  # a loaders.parallel.workers.RoundPool: games replayed by its workers
     _snapshots: dict[str, list[tuple[int, Any, Any]]] = field(default_factory=dict)  # game id -> (line, raw, doc)
     _source: str = ""
     _writes: GameWrites = field(init=False)

@@ -1,0 +1,1 @@
+"""Worker processes: rounds replayed side by side, large files ingested side by side."""
