@@ -23,7 +23,8 @@ from benchmarks.synth import LARGEST  # noqa: E402
 
 
 def main() -> None:
-    from loaders.games.uno import matches as algori
+    from loaders.games.uno import matches
+    from rules.uno.log import normalize
     from loaders.pipeline import ingest, open_sources
     from loaders.parallel.workers import default_jobs
     from loaders.core.sources import FileSource
@@ -45,14 +46,14 @@ def main() -> None:
     def normalise() -> int:
         n = 0
         for rec in FileSource(path).records():
-            algori.normalize(rec.doc)
+            normalize(rec.doc)
             n += 1
         return n
 
     def keyed() -> int:
         n = 0
         for rec in FileSource(path).records():
-            algori.record_meta(algori.normalize(rec.doc))
+            matches.record_meta(normalize(rec.doc))
             n += 1
         return n
 

@@ -226,7 +226,7 @@ def test_upload_job_with_workers_writes_the_tables_of_one_process(tmp_path: Path
     import json
     import shutil
 
-    from queries.sharing import swap
+    from loaders.live import swap
     from loaders.live.upload_job import run
 
     reports = []

@@ -11,7 +11,7 @@ again, in this process, from the true state.  Either way the rows are exactly th
 one-process replay (``--jobs 1``); the test suite checks it.
 
 A worker makes every row of the lines it replays, not only the replay's: each line travels with
-what its own rows need (:class:`loaders.games.uno.matches.RecordParts`: raw line, where it was read, the
+what its own rows need (:class:`loaders.games.uno.rows.RecordParts`: raw line, where it was read, the
 turn the loader counted, and its record key unless the worker is to compute it), and the rows
 come back as Arrow tables, so this process only inserts them.  Before the store is searched
 (any flush), :meth:`RoundPool.settle` makes the rows of every line taken so far — waiting for
@@ -64,7 +64,7 @@ def replay_batch(match_id: str | None, run_id: int, seed: MatchReplay | None, wa
 def _replay_rows(match_id: str | None, run_id: int, r: MatchReplay, activities: Iterable[dict[str, Any]],
                  parts: list[Any], last: bool, *, arrow: bool = False, boards: Any = None) -> dict[str, Any]:  # fmt: skip
     """Replay ``activities`` with ``r``: their rows by table, as lists of tuples or (``arrow``) Arrow tables.
-    ``boards`` (:class:`loaders.games.uno.matches.Boards`) follows which boards are keyframes (a new one: the
+    ``boards`` (:class:`loaders.games.uno.rows.Boards`) follows which boards are keyframes (a new one: the
     first board replayed here is one)."""
     from loaders.games.uno.rows import Boards, frame_rows, parts_rows
 
@@ -134,7 +134,7 @@ class MatchRounds:
         pool.opened(self)
 
     def feed(self, activity: dict[str, Any], parts: Any = None) -> list[Any]:
-        """One line of the match; with ``parts`` (:class:`loaders.games.uno.matches.RecordParts`) the record's own
+        """One line of the match; with ``parts`` (:class:`loaders.games.uno.rows.RecordParts`) the record's own
         rows are made with the replay's, by the worker (or here, when the line is replayed here)."""
         if self.sequential:
             self._emit(_replay_rows(self.match_id, self.run_id, self.true, [activity], [parts], False, boards=self.boards))
