@@ -90,8 +90,8 @@ class ProfileReplay:
 
     # ------------------------------------------------------------------ feeding
 
-    def feed(self, activity: dict[str, Any]) -> list[Frame]:
-        ev = E.event_of(activity)
+    def feed(self, activity: dict[str, Any], event: E.Event | None = None) -> list[Frame]:
+        ev = event if event is not None else E.to_event(activity)
         held = self._held
         if held is not None and type(ev.date_ms) is int and type(held.date_ms) is int and ev.date_ms < held.date_ms \
                 and held.seq not in self._gaps:  # fmt: skip

@@ -31,18 +31,26 @@ __all__ = ["board_event", "decode_state", "encode_state", "fold_boards", "next_b
 CODEC = 1
 
 
-def board_event(activity: dict[str, Any], after: dict[str, Any] | None, to_act: Any) -> E.Event:
+def board_event(activity: dict[str, Any], after: dict[str, Any] | None, to_act: Any,
+                parsed: Mapping[int, E.Event] | None = None) -> E.Event:  # fmt: skip
     """A line's event as the fold applies it: with the verdict of the line after it (a penalty
-    answering it), as the replay reads it (``to_act``: whose turn it was before the line)."""
-    ev = E.event_of(activity)
+    answering it), as the replay reads it (``to_act``: whose turn it was before the line).
+    ``parsed``: lines already parsed, by seq (:func:`rules.uno.events.to_event`; the others are parsed here)."""
+    ev = _parsed(activity, parsed)
     if after is None or after.get("event") != "penalty":
         return ev
-    return E._with_verdict(ev, E.event_of(after), to_act)
+    return E._with_verdict(ev, _parsed(after, parsed), to_act)
 
 
-def next_board(before: GameState, activity: dict[str, Any], after: dict[str, Any] | None) -> tuple[E.Event, GameState]:
+def _parsed(activity: dict[str, Any], parsed: Mapping[int, E.Event] | None) -> E.Event:
+    ev = parsed.get(activity.get("seq")) if parsed is not None else None  # type: ignore[arg-type]
+    return ev if ev is not None else E.to_event(activity)
+
+
+def next_board(before: GameState, activity: dict[str, Any], after: dict[str, Any] | None,
+               parsed: Mapping[int, E.Event] | None = None) -> tuple[E.Event, GameState]:  # fmt: skip
     """The event of ``activity`` and the board after it, from the board ``before`` it."""
-    ev = board_event(activity, after, before.to_act)
+    ev = board_event(activity, after, before.to_act, parsed)
     return ev, apply(before, ev)
 
 

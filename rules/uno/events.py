@@ -315,21 +315,6 @@ def _hands(v: Any) -> dict[str, tuple[Card, ...]]:
     return {p: cards_of(h) for p, h in v.items() if isinstance(p, str)} if isinstance(v, dict) else {}
 
 
-#: The key under which :func:`event_of` keeps a line's parsed event on its activity dict.
-PARSED = "_event"
-
-
-def event_of(a: dict[str, Any]) -> Event:
-    """:func:`to_event` of an activity, parsed once: the replay parses each line, and the keyframe check
-    (:func:`rules.uno.boards.next_board`) reads the same dicts again.  The event is kept on the dict
-    (under :data:`PARSED`); a dict is never changed after it is fed, and one that goes to a worker is
-    encoded before it is parsed."""
-    ev = a.get(PARSED)
-    if ev is None:
-        ev = a[PARSED] = to_event(a)
-    return ev
-
-
 def to_event(a: dict[str, Any]) -> Event:
     """One activity dict (``seq, event, player, turn, contents, desk, date_ms``) to an Event."""
     c = a.get("contents")

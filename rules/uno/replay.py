@@ -81,17 +81,19 @@ class MatchReplay:
             self.audit = ProfileReplay(prof, match_id=match_id, state=self.state)
             self.ruleset = prof
 
-    def feed(self, activity: dict[str, Any]) -> list[Frame]:
+    def feed(self, activity: dict[str, Any], event: E.Event | None = None) -> list[Frame]:
+        """The frames one line completes; ``event``: the line already parsed (:func:`rules.uno.events.to_event`),
+        by a caller that reads it too (the loader's keyframe check)."""
         if self.audit is not None:
-            return self.audit.feed(activity)
+            return self.audit.feed(activity, event)
         if activity.get("event") == "first-player" and self.fixed_ruleset is None:
             prof = _named_profile(activity)
             if prof is not None and prof.audit == PROFILE_AUDIT:
                 out = self.close_held()
                 self.audit = ProfileReplay(prof, match_id=self.match_id, state=self.state)
                 self.ruleset = prof
-                return out + self.audit.feed(activity)
-        ev = E.event_of(activity)
+                return out + self.audit.feed(activity, event)
+        ev = event if event is not None else E.to_event(activity)
         if bad := not_cards(activity):
             self._not_cards[ev.seq] = bad
         earlier = self._note_log_order(activity, ev)

@@ -437,8 +437,7 @@ class Assembler:
                     a.dealer_code, a.dealer, m.current_turn, m.lineage or (self.run_id, self.source, line), raw, rkey))
                 return
             act = replay_activity(a, seq)
-            m.boards.saw(act)
-            self._frames(m, m.replay.feed(act))
+            self._frames(m, m.replay.feed(act, m.boards.saw(act)))
         where = m.lineage or (self.run_id, self.source, line)
         for table, row in record_rows(mid, seq, a, m.current_turn, where, raw, rkey):
             self.emit(table, row)

@@ -77,8 +77,7 @@ def _replay_rows(match_id: str | None, run_id: int, r: MatchReplay, activities: 
         if part is not None:
             assert match_id is not None
             _group(out, parts_rows(match_id, activity, part))
-        boards.saw(activity)
-        _group(out, frame_rows(match_id, run_id, r.feed(activity), 0, boards))
+        _group(out, frame_rows(match_id, run_id, r.feed(activity, boards.saw(activity)), 0, boards))
     if last:
         _group(out, frame_rows(match_id, run_id, r.close(), 0, boards))
     return {table: arrow_table(table, rows) for table, rows in out.items()} if arrow else out

@@ -15,6 +15,7 @@ import orjson
 from loaders.core.assemble import record_key
 from rules.core import Frame
 from rules.uno.boards import encode_state, next_board
+from rules.uno.events import Event, to_event
 from rules.uno.log import Activity, as_int32, event_cards, event_target, js_length, json_default, length_of, dumps, penalty_cause, str_or_none
 
 class RecordParts(NamedTuple):
@@ -109,19 +110,25 @@ class Boards:
     a line replayed out of order and the last line (its next line is not known yet) are keyframes.
     """
 
-    __slots__ = ("acts", "prev")
+    __slots__ = ("acts", "events", "prev")
 
     def __init__(self) -> None:
         self.acts: dict[Any, dict[str, Any]] = {}  # the latest lines fed, by seq
+        self.events: dict[Any, Event] = {}  # the same lines parsed, by seq
         self.prev: tuple[int, Any, Any] | None = None  # (seq, round, board) of the latest frame
 
-    def saw(self, activity: dict[str, Any]) -> None:
-        acts = self.acts
-        acts[activity["seq"]] = activity
+    def saw(self, activity: dict[str, Any]) -> Event:
+        """Note a line about to be replayed; returns it parsed, for the replay to take (one parse for both)."""
+        acts, events = self.acts, self.events
+        seq = activity["seq"]
+        acts[seq] = activity
+        ev = events[seq] = to_event(activity)
         if len(acts) > 16:
-            low = activity["seq"] - 8
+            low = seq - 8
             for k in [k for k in acts if not (type(k) is int and k >= low)]:
                 del acts[k]
+                events.pop(k, None)
+        return ev
 
     def keep(self, fr: Frame) -> bool:
         seq, ev = fr.seq, fr.event
@@ -132,7 +139,7 @@ class Boards:
         if act is None or nxt is None:
             return True
         try:
-            _, derived = next_board(prev[2], act, nxt)
+            _, derived = next_board(prev[2], act, nxt, self.events)
         except Exception:  # noqa: BLE001 - a line the fold cannot read: the replay's board is kept
             return True
         return derived != fr.after
