@@ -5,7 +5,9 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import signal
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +103,25 @@ def file_facts(path: Path) -> dict[str, Any]:
             titles[c.get("title")] += 1
     return {"lines": sum(events.values()), "events": events, "causes": causes,
             "challenges": challenges, "titles": titles}  # fmt: skip
+
+
+def sigint_default() -> None:
+    """``preexec_fn`` of every child a test stops with SIGINT: the child starts with SIGINT's default
+    disposition, so Python in it raises KeyboardInterrupt on Ctrl-C, however the suite was started. (A
+    background job of a non-interactive shell -- ``make test &`` in a script, CI runners, ``nohup`` -- starts
+    its children with SIGINT ignored, and a Python started so never raises KeyboardInterrupt.)"""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt in this process during the test (the tests that raise SIGINT in
+    themselves), however the suite was started (see :func:`sigint_default`); the disposition is put back after."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def ingest(db: Path, *paths: Any, **kw: Any) -> Any:
