@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import json
 import os
+import shutil
 import signal
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -142,30 +144,75 @@ def early_timeout_log(source: Path, out: Path) -> tuple[Path, int]:
     return out, i + 1
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]) -> Path:
+    """A folder ``name`` filled by ``build(folder)`` once per test run, for tests that only read it.
+
+    With pytest-xdist every worker is a process of its own with its own session fixtures: the first
+    worker to ask builds the folder in the run's shared temporary directory (the parent of the
+    workers' own), under a file lock; the others wait for it and read the same files (DuckDB lets any
+    number of processes open a database read-only). Without workers: a fresh folder, as ``mktemp``."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        folder = tmp_path_factory.mktemp(name)
+        build(folder)
+        return folder
+    root = tmp_path_factory.getbasetemp().parent
+    folder, done = root / name, root / f"{name}.built"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a worker that failed half way left
+            folder.mkdir()
+            build(folder)
+            done.touch()
+    return folder
+
+
+def _built_db(tmp_path_factory: pytest.TempPathFactory, name: str, *sources: Any, **kw: Any) -> Path:
+    """``sources`` ingested into ``<name>/kifu.duckdb`` once per test run (:func:`built_once`; read-only)."""
+    return built_once(tmp_path_factory, name, lambda d: ingest(d / "kifu.duckdb", *sources, **kw)) / "kifu.duckdb"
+
+
 @pytest.fixture(scope="session")
 def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled sample match in a database (read-only: tests that write make their own)."""
-    db = tmp_path_factory.mktemp("sample") / "kifu.duckdb"
-    ingest(db, SAMPLE)
-    return db
+    return _built_db(tmp_path_factory, "sample", SAMPLE)
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What `make demo` ingests: one sample log of every game (read-only)."""
+    from kifu.cli import SAMPLES
+
+    return _built_db(tmp_path_factory, "demo", *SAMPLES)
+
+
+@pytest.fixture(scope="session")
+def empty_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Kifu database with its tables and no match (read-only)."""
+
+    def build(folder: Path) -> None:
+        from queries import apply_schema, connect
+
+        con = connect(folder / "kifu.duckdb")
+        apply_schema(con)
+        con.close()
+
+    return built_once(tmp_path_factory, "empty", build) / "kifu.duckdb"
 
 
 @pytest.fixture(scope="session")
 def mixed_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every real log of the repository, all three games (:func:`mixed_sources`), in one database (read-only)."""
-    db = tmp_path_factory.mktemp("mixed-all") / "kifu.duckdb"
-    ingest(db, *mixed_sources(), jobs=2)
-    return db
+    return _built_db(tmp_path_factory, "mixed-all", *mixed_sources(), jobs=2)
 
 
 @pytest.fixture(scope="session")
 def jua_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every real log of the repository (:func:`mixed_sources`) and the JUA matches of 2, 4 and 10 players
     (:data:`JUA_MATCHES`) in one database (read-only): the page sweep's "mixed" database."""
-    d = tmp_path_factory.mktemp("mixed-jua")
-    db = d / "kifu.duckdb"
-    ingest(db, *mixed_sources(), *jua_sources(d), jobs=2)
-    return db
+    sources = mixed_sources()
+    return built_once(tmp_path_factory, "mixed-jua",
+                      lambda d: ingest(d / "kifu.duckdb", *sources, *jua_sources(d), jobs=2)) / "kifu.duckdb"  # fmt: skip
 
 
 #: Tables whose rows are how the data is stored, not what it is: a snapshot shows their content

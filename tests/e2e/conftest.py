@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO, SAMPLE, ingest
+from tests.conftest import REPO
 
 CHROMIUM = Path(os.environ.get("KIFU_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = REPO / "test-results" / "screenshots"
@@ -69,11 +69,10 @@ _SERVED: list[Path] = []
 
 
 @pytest.fixture(scope="session")
-def served_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("e2e") / "kifu.duckdb"
-    ingest(db, SAMPLE)
-    _SERVED.append(db)
-    return db
+def served_db(sample_db: Path) -> Path:
+    """The bundled sample match (tests/conftest.py's ``sample_db``, read-only: the server opens it so)."""
+    _SERVED.append(sample_db)
+    return sample_db
 
 
 def served_db_path() -> Path:
