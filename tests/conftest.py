@@ -320,13 +320,30 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         for name in [n for n in vars(script) if not n.startswith("__")]:
             delattr(script, name)
     gc.collect()
+    hardening = sys.modules.get("tests.test_hardening")
+    if hardening is not None and hasattr(session.config, "workeroutput"):  # a pytest-xdist worker: tell the controller
+        session.config.workeroutput["hostile_tried"] = dict(hardening.TRIED)
+
+
+#: What the property tests of tests/test_hardening.py tried in pytest-xdist's workers (summed as each one ends).
+_WORKERS_TRIED = {"files": 0, "records": 0}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist's controller: a worker ended; add what its property tests tried."""
+    for key, n in getattr(node, "workeroutput", {}).get("hostile_tried", {}).items():
+        _WORKERS_TRIED[key] += n
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """How many hostile files and records the property tests fed to the loaders in this run."""
+    """How many hostile files and records the property tests fed to the loaders in this run (in this
+    process and in pytest-xdist's workers)."""
     import sys
 
     hardening = sys.modules.get("tests.test_hardening")
-    if hardening is not None and hardening.TRIED["files"]:
-        tried = hardening.TRIED
+    tried = dict(_WORKERS_TRIED)
+    if hardening is not None and not hasattr(terminalreporter.config, "workeroutput"):
+        tried = {key: n + hardening.TRIED[key] for key, n in tried.items()}
+    if tried["files"]:
         terminalreporter.write_line(f"hostile inputs tried: {tried['files']} files, {tried['records']} records")
