@@ -304,6 +304,18 @@ def write_lines(path: Path, lines: list[bytes], *, gz: bool = False) -> Path:
     return path
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With pytest-xdist's ``--dist loadgroup`` (``make test``), the tests that use a module-scoped fixture
+    (a database, a `kifu serve`, a timed ingest) run on one worker, module by module, so that fixture is
+    made once; every other test goes to whichever worker is free. (Before xdist reads the groups.)"""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs.values() if info is not None else ()
+        if any(d.scope == "module" for fixturedefs in defs for d in fixturedefs[-1:]) and item.module is not None:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Close the dashboard's DuckDB connections and drop them (AppTests run in this process), so no
     connection is alive when the interpreter exits (DuckDB's bindings report every live one)."""
