@@ -50,6 +50,13 @@ def sweep_urls(demo_db: Path, jua_db: Path, empty_db: Path) -> Iterator[dict[str
         yield {"demo": demo, "mixed": mixed, "empty": empty}
 
 
+@pytest.fixture
+def page(shared_tab: Any) -> Any:
+    """The sweep's visits share one browser tab (tests/e2e/conftest.py's ``shared_tab``; each visit a page load
+    of its own URL, at its own size): a new tab per visit costs about twice the visit."""
+    return shared_tab
+
+
 _VISIBLE_TEXT = """() => {
   const hide = document.createElement('style');
   hide.textContent = "[data-testid='stIconMaterial']{display:none !important}";
