@@ -1,8 +1,8 @@
 # Kifu — the two commands of the README, plus helpers.
 DB ?= kifu.duckdb
 PORT ?= 8501
-## Test worker processes (pytest-xdist) for `make test`: the browser tests wait on chromium and the
-## dashboard's servers, so more workers than cores pay (measured on 2 cores: see the README's Tests).
+## Test worker processes (pytest-xdist) for `make test`; `.venv/bin/python -m pytest` alone runs the suite
+## in one process. The browser tests wait on chromium and the dashboard's servers: more workers than cores pay.
 TEST_WORKERS ?= 4
 
 .PHONY: demo test setup setup-dev ingest-sample serve bench messages clean
