@@ -1,9 +1,9 @@
 # Kifu — the two commands of the README, plus helpers.
 DB ?= kifu.duckdb
 PORT ?= 8501
-## Test worker processes (pytest-xdist) for `make test`; `.venv/bin/python -m pytest` alone runs the suite
-## in one process. The browser tests wait on chromium and the dashboard's servers: more workers than cores pay.
-TEST_WORKERS ?= 4
+## Test worker processes (pytest-xdist) for `make test`: one per core and one more, for the tests that wait
+## (on chromium, on a server, on a paced replay); `.venv/bin/python -m pytest` alone runs the suite in one process.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 
 .PHONY: demo test setup setup-dev ingest-sample serve bench messages clean
 
