@@ -1,15 +1,19 @@
 # Kifu — the two commands of the README, plus helpers.
 DB ?= kifu.duckdb
 PORT ?= 8501
+## Test worker processes (pytest-xdist) for `make test`: one per core and one more, for the tests that wait
+## (on chromium, on a server, on a paced replay); `.venv/bin/python -m pytest` alone runs the suite in one process.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 
 .PHONY: demo test setup setup-dev ingest-sample serve bench messages clean
 
 ## Ingest the bundled sample log into $(DB) and serve the dashboard on 127.0.0.1:$(PORT).
 demo: setup ingest-sample serve
 
-## Run the whole test suite (unit, fixtures, MongoDB via mongomock, AppTest, browser, notebook).
+## Run the whole test suite (unit, fixtures, MongoDB via mongomock, AppTest, browser, notebook) on
+## $(TEST_WORKERS) worker processes; the tests of one module-scoped fixture stay on one worker (tests/conftest.py).
 test: setup-dev
-	.venv/bin/python -m pytest
+	.venv/bin/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 setup:
 	scripts/setup.sh

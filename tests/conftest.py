@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import json
 import os
+import shutil
+import signal
 from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +107,25 @@ def file_facts(path: Path) -> dict[str, Any]:
             "challenges": challenges, "titles": titles}  # fmt: skip
 
 
+def sigint_default() -> None:
+    """``preexec_fn`` of every child a test stops with SIGINT: the child starts with SIGINT's default
+    disposition, so Python in it raises KeyboardInterrupt on Ctrl-C, however the suite was started. (A
+    background job of a non-interactive shell -- ``make test &`` in a script, CI runners, ``nohup`` -- starts
+    its children with SIGINT ignored, and a Python started so never raises KeyboardInterrupt.)"""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt in this process during the test (the tests that raise SIGINT in
+    themselves), however the suite was started (see :func:`sigint_default`); the disposition is put back after."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def ingest(db: Path, *paths: Any, **kw: Any) -> Any:
     from loaders.pipeline import ingest as run
     from loaders.pipeline import open_sources
@@ -121,30 +144,75 @@ def early_timeout_log(source: Path, out: Path) -> tuple[Path, int]:
     return out, i + 1
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]) -> Path:
+    """A folder ``name`` filled by ``build(folder)`` once per test run, for tests that only read it.
+
+    With pytest-xdist every worker is a process of its own with its own session fixtures: the first
+    worker to ask builds the folder in the run's shared temporary directory (the parent of the
+    workers' own), under a file lock; the others wait for it and read the same files (DuckDB lets any
+    number of processes open a database read-only). Without workers: a fresh folder, as ``mktemp``."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        folder = tmp_path_factory.mktemp(name)
+        build(folder)
+        return folder
+    root = tmp_path_factory.getbasetemp().parent
+    folder, done = root / name, root / f"{name}.built"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a worker that failed half way left
+            folder.mkdir()
+            build(folder)
+            done.touch()
+    return folder
+
+
+def _built_db(tmp_path_factory: pytest.TempPathFactory, name: str, *sources: Any, **kw: Any) -> Path:
+    """``sources`` ingested into ``<name>/kifu.duckdb`` once per test run (:func:`built_once`; read-only)."""
+    return built_once(tmp_path_factory, name, lambda d: ingest(d / "kifu.duckdb", *sources, **kw)) / "kifu.duckdb"
+
+
 @pytest.fixture(scope="session")
 def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled sample match in a database (read-only: tests that write make their own)."""
-    db = tmp_path_factory.mktemp("sample") / "kifu.duckdb"
-    ingest(db, SAMPLE)
-    return db
+    return _built_db(tmp_path_factory, "sample", SAMPLE)
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What `make demo` ingests: one sample log of every game (read-only)."""
+    from kifu.cli import SAMPLES
+
+    return _built_db(tmp_path_factory, "demo", *SAMPLES)
+
+
+@pytest.fixture(scope="session")
+def empty_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Kifu database with its tables and no match (read-only)."""
+
+    def build(folder: Path) -> None:
+        from queries import apply_schema, connect
+
+        con = connect(folder / "kifu.duckdb")
+        apply_schema(con)
+        con.close()
+
+    return built_once(tmp_path_factory, "empty", build) / "kifu.duckdb"
 
 
 @pytest.fixture(scope="session")
 def mixed_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every real log of the repository, all three games (:func:`mixed_sources`), in one database (read-only)."""
-    db = tmp_path_factory.mktemp("mixed-all") / "kifu.duckdb"
-    ingest(db, *mixed_sources(), jobs=2)
-    return db
+    return _built_db(tmp_path_factory, "mixed-all", *mixed_sources(), jobs=2)
 
 
 @pytest.fixture(scope="session")
 def jua_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every real log of the repository (:func:`mixed_sources`) and the JUA matches of 2, 4 and 10 players
     (:data:`JUA_MATCHES`) in one database (read-only): the page sweep's "mixed" database."""
-    d = tmp_path_factory.mktemp("mixed-jua")
-    db = d / "kifu.duckdb"
-    ingest(db, *mixed_sources(), *jua_sources(d), jobs=2)
-    return db
+    sources = mixed_sources()
+    return built_once(tmp_path_factory, "mixed-jua",
+                      lambda d: ingest(d / "kifu.duckdb", *sources, *jua_sources(d), jobs=2)) / "kifu.duckdb"  # fmt: skip
 
 
 #: Tables whose rows are how the data is stored, not what it is: a snapshot shows their content
@@ -239,6 +307,18 @@ def write_lines(path: Path, lines: list[bytes], *, gz: bool = False) -> Path:
     return path
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With pytest-xdist's ``--dist loadgroup`` (``make test``), the tests that use a module-scoped fixture
+    (a database, a `kifu serve`, a timed ingest) run on one worker, module by module, so that fixture is
+    made once; every other test goes to whichever worker is free. (Before xdist reads the groups.)"""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs.values() if info is not None else ()
+        if any(d.scope == "module" for fixturedefs in defs for d in fixturedefs[-1:]) and item.module is not None:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Close the dashboard's DuckDB connections and drop them (AppTests run in this process), so no
     connection is alive when the interpreter exits (DuckDB's bindings report every live one)."""
@@ -255,13 +335,30 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         for name in [n for n in vars(script) if not n.startswith("__")]:
             delattr(script, name)
     gc.collect()
+    hardening = sys.modules.get("tests.test_hardening")
+    if hardening is not None and hasattr(session.config, "workeroutput"):  # a pytest-xdist worker: tell the controller
+        session.config.workeroutput["hostile_tried"] = dict(hardening.TRIED)
+
+
+#: What the property tests of tests/test_hardening.py tried in pytest-xdist's workers (summed as each one ends).
+_WORKERS_TRIED = {"files": 0, "records": 0}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist's controller: a worker ended; add what its property tests tried."""
+    for key, n in getattr(node, "workeroutput", {}).get("hostile_tried", {}).items():
+        _WORKERS_TRIED[key] += n
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """How many hostile files and records the property tests fed to the loaders in this run."""
+    """How many hostile files and records the property tests fed to the loaders in this run (in this
+    process and in pytest-xdist's workers)."""
     import sys
 
     hardening = sys.modules.get("tests.test_hardening")
-    if hardening is not None and hardening.TRIED["files"]:
-        tried = hardening.TRIED
+    tried = dict(_WORKERS_TRIED)
+    if hardening is not None and not hasattr(terminalreporter.config, "workeroutput"):
+        tried = {key: n + hardening.TRIED[key] for key, n in tried.items()}
+    if tried["files"]:
         terminalreporter.write_line(f"hostile inputs tried: {tried['files']} files, {tried['records']} records")

@@ -194,8 +194,10 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 
 def _ingest_cli(paths: list[Path], db: Path, **kw: Any) -> subprocess.Popen:
+    from tests.conftest import sigint_default  # the SIGINT tests stop it with Ctrl-C
+
     return subprocess.Popen([sys.executable, "-m", "kifu.cli", "ingest", *map(str, paths), "--db", str(db), "--no-progress"],
-                            cwd=REPO, **kw)  # fmt: skip
+                            cwd=REPO, preexec_fn=sigint_default, **kw)  # fmt: skip
 
 
 def _stop_while_writing(paths: list[Path], db: Path, signum: int) -> subprocess.Popen:

@@ -551,12 +551,15 @@ def test_cli_real_ctrl_c_in_another_process(tmp_path: Path) -> None:
     import subprocess
     import sys
 
+    from tests.conftest import sigint_default
+
     src = tmp_path / "src.log"
     lines = synthetic_log(src, [1795321989983 + 20 * i for i in range(200)])  # 4 s at speed 1
     out = tmp_path / "out.log"
     code = "import sys; from kifu.replay_log import main; sys.exit(main(sys.argv[1:]))"
     proc = subprocess.Popen([sys.executable, "-c", code, str(src), "--to", str(out), "--split-lines", "--no-progress"],
-                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(REPO)},
+                            preexec_fn=sigint_default)  # fmt: skip
     try:
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline and (not out.exists() or out.read_bytes().count(b"\n") < 3):

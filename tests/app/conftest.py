@@ -11,7 +11,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import REPO, SAMPLE, ingest
+from tests.conftest import REPO, SAMPLE, built_once, ingest
 
 ENTRY = str(REPO / "app" / "streamlit_app.py")
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -40,10 +40,9 @@ def hostile_log(path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def hostile_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    d = tmp_path_factory.mktemp("hostile")
-    db = d / "kifu.duckdb"
-    ingest(db, hostile_log(d / "hostile.jsonl"))
-    return db
+    """The sample with hostile names (:func:`hostile_log`) in a database, built once per run (read-only)."""
+    return built_once(tmp_path_factory, "hostile",
+                      lambda d: ingest(d / "kifu.duckdb", hostile_log(d / "hostile.jsonl"))) / "kifu.duckdb"  # fmt: skip
 
 
 def make_app(monkeypatch: pytest.MonkeyPatch) -> Callable[..., AppTest]:

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO, SAMPLE, ingest
+from tests.conftest import REPO
 
 CHROMIUM = Path(os.environ.get("KIFU_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = REPO / "test-results" / "screenshots"
@@ -69,11 +69,10 @@ _SERVED: list[Path] = []
 
 
 @pytest.fixture(scope="session")
-def served_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("e2e") / "kifu.duckdb"
-    ingest(db, SAMPLE)
-    _SERVED.append(db)
-    return db
+def served_db(sample_db: Path) -> Path:
+    """The bundled sample match (tests/conftest.py's ``sample_db``, read-only: the server opens it so)."""
+    _SERVED.append(sample_db)
+    return sample_db
 
 
 def served_db_path() -> Path:
@@ -106,6 +105,59 @@ def serve(db: Path, **env: str) -> Iterator[str]:
 def app_url(served_db: Path) -> Iterator[str]:
     with serve(served_db) as url:
         yield url
+
+class LentTab:
+    """A browser tab lent to one test: it is the tab (every attribute is the tab's), and what the test
+    registers on it with ``on`` is removed when the test ends (:meth:`give_back`)."""
+
+    def __init__(self, tab: Any) -> None:
+        self._tab, self._handlers = tab, []
+
+    def on(self, event: str, handler: Any) -> None:
+        self._handlers.append((event, handler))
+        self._tab.on(event, handler)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._tab, name)
+
+    def give_back(self) -> None:
+        for event, handler in self._handlers:
+            self._tab.remove_listener(event, handler)
+        self._handlers.clear()
+
+
+_TAB: list[Any] = []
+
+
+@pytest.fixture(scope="session")
+def _shared_context(browser: Any, browser_context_args: dict[str, Any]) -> Iterator[Any]:
+    context = browser.new_context(**browser_context_args)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def shared_tab(_shared_context: Any) -> Iterator[LentTab]:
+    """One browser tab for the visits of many tests (one per worker process), for tests whose every visit is
+    a whole page load of its own URL (the page sweep). A new tab (pytest-playwright's ``page``) starts a new
+    renderer, which compiles Streamlit's whole frontend again: about half of a visit's time on two cores.
+    Nothing of one test reaches the next: the handlers a test registers are removed after it, and the tab
+    is left on about:blank (the previous page's session ended) -- or closed and replaced if that fails."""
+    if not _TAB or _TAB[0].is_closed():
+        _TAB[:] = [_shared_context.new_page()]
+    lent = LentTab(_TAB[0])
+    try:
+        yield lent
+    finally:
+        lent.give_back()
+        try:
+            _TAB[0].goto("about:blank")
+        except Exception:  # a visit that went wrong: the next test gets a new tab
+            try:
+                _TAB[0].close()
+            finally:
+                _TAB.clear()
+
 
 def wait_for_app(page: Any) -> None:
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=30_000)

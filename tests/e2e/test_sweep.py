@@ -38,19 +38,23 @@ _JUA: dict[str, str] = {}
 
 
 @pytest.fixture(scope="session")
-def sweep_urls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """One `kifu serve` per database, started once for the whole sweep."""
-    root = tmp_path_factory.mktemp("sweep")
-    dbs = {"demo": root / "demo.duckdb", "mixed": root / "mixed.duckdb", "empty": root / "empty.duckdb"}
-    ingest(dbs["demo"], *SAMPLES)
-    ingest(dbs["mixed"], *mixed_sources(), *jua_sources(root))
+def sweep_urls(demo_db: Path, jua_db: Path, empty_db: Path) -> Iterator[dict[str, str]]:
+    """One `kifu serve` per database, started once for the whole sweep (per worker process with pytest-xdist).
+    The databases are the session's own, which the headless sweep reads too (tests/conftest.py): the
+    `make demo` one, every real log with the JUA matches (:func:`mixed_sources`, :func:`jua_sources`), an
+    empty one."""
+    dbs = {"demo": demo_db, "mixed": jua_db, "empty": empty_db}
     _JUA.update({dealer: str(m) for dealer, m in query(dbs["mixed"], "select dealer_name, match_id from matches "
                                                        "where ruleset like 'jua-%'")})  # fmt: skip
-    con = connect(dbs["empty"])
-    apply_schema(con)
-    con.close()
     with serve(dbs["demo"]) as demo, serve(dbs["mixed"]) as mixed, serve(dbs["empty"]) as empty:
         yield {"demo": demo, "mixed": mixed, "empty": empty}
+
+
+@pytest.fixture
+def page(shared_tab: Any) -> Any:
+    """The sweep's visits share one browser tab (tests/e2e/conftest.py's ``shared_tab``; each visit a page load
+    of its own URL, at its own size): a new tab per visit costs about twice the visit."""
+    return shared_tab
 
 
 _VISIBLE_TEXT = """() => {

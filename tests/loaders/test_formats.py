@@ -311,7 +311,8 @@ def test_an_insert_failing_in_the_writer_thread_fails_the_run_and_changes_nothin
     assert table_snapshot(db, exclude=()) == before
 
 
-def test_a_second_ctrl_c_waits_for_the_writer_thread_and_the_rollback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_second_ctrl_c_waits_for_the_writer_thread_and_the_rollback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      ctrl_c: None) -> None:
     """Ctrl-C, then Ctrl-C again while the run is being rolled back: the writer thread is stopped
     and the rollback made before the second one is raised; the database is as it was."""
     import signal

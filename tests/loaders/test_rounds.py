@@ -171,7 +171,7 @@ def test_kakomimasu_and_chaser_games_replayed_by_workers_give_the_same_tables(tm
     assert again.ingested == 0 and table_snapshot(tmp_path / "n.duckdb") == table_snapshot(tmp_path / "1.duckdb")
 
 
-def test_ctrl_c_while_a_worker_starts_is_raised_once_the_worker_is_known(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ctrl_c_while_a_worker_starts_is_raised_once_the_worker_is_known(monkeypatch: pytest.MonkeyPatch, ctrl_c: None) -> None:
     # a start cut in half leaves a child that reads its set-up after the ingest cleaned it up
     # and prints a traceback; the signal waits for the submit (which may start a worker)
     import signal

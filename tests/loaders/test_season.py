@@ -258,6 +258,8 @@ def _wait_for(cond: Any, timeout: float = 120.0) -> bool:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
 def test_a_run_stopped_while_the_workers_read_leaves_the_database_and_no_part(tmp_path: Path, sig: int) -> None:
+    from tests.conftest import sigint_default  # stopped with Ctrl-C, however the suite was started
+
     big = [FIXTURES / "misbehave_skipbind2_80.download.jsonl.gz", FIXTURES / "demo4_skipbind2_300.download.jsonl.gz"]
     if not all(p.exists() for p in big):
         pytest.skip(f"real dealer fixtures not found at {FIXTURES}")
@@ -267,7 +269,8 @@ def test_a_run_stopped_while_the_workers_read_leaves_the_database_and_no_part(tm
     tag = f"KIFU_TEST_SEASON_RUN={uuid.uuid4().hex}".encode()
     proc = subprocess.Popen([sys.executable, "-m", "kifu.cli", "ingest", *map(str, big), "--db", str(db), "--jobs", "2",
                              "--no-progress"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ, tag.decode().split("=")[0]: tag.decode().split("=")[1]})  # fmt: skip
+                            env={**os.environ, tag.decode().split("=")[0]: tag.decode().split("=")[1]},
+                            preexec_fn=sigint_default)  # fmt: skip
     try:
         assert _wait_for(lambda: any(".part-" in p.name for p in tmp_path.iterdir()) or proc.poll() is not None)
         assert proc.poll() is None, proc.communicate()

@@ -254,8 +254,10 @@ def test_fail_on_error_stops_at_the_first_finding(tmp_path: Path) -> None:
     assert told and all("Misbehaver" in line for line in told)
     assert any(" error " in line for line in told)
     # what it stored is kept, and nothing is half-written: a second run finishes the file
+    from tests.conftest import sigint_default  # stopped with Ctrl-C, however the suite was started
+
     r2 = subprocess.Popen(_kifu("watch", str(log), "--db", str(db), "--no-status", "--poll", "0.05"),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)  # fmt: skip
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, preexec_fn=sigint_default)  # fmt: skip
     _wait_events(db, len(lines_of(log)), r2)
     r2.send_signal(signal.SIGINT)
     r2.communicate(timeout=60)
