@@ -11,9 +11,10 @@ TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 demo: setup ingest-sample serve
 
 ## Run the whole test suite (unit, fixtures, MongoDB via mongomock, AppTest, browser, notebook) on
-## $(TEST_WORKERS) worker processes; the tests of one module-scoped fixture stay on one worker (tests/conftest.py).
+## $(TEST_WORKERS) worker processes; the tests of one module-scoped fixture stay on one worker (tests/conftest.py);
+## the 20 slowest tests are listed at the end.
 test: setup-dev
-	.venv/bin/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	.venv/bin/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=20
 
 setup:
 	scripts/setup.sh
