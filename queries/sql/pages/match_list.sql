@@ -10,7 +10,7 @@ select m.match_id, m.game,
        case m.game when 'algori-uno' then 1 when 'kakomimasu' then 2 when 'chaser' then 3 else 4 end as game_order,
        m.dealer_name, m.dealer_code, m.white_wild, m.rounds_played, m.status, m.started_at, m.ruleset,
        (select count(*) from players p where p.match_id = m.match_id) as n_players,
-       (select string_agg(coalesce(p.player_name, p.player_code), ', ' order by p.final_rank)
+       (select string_agg(coalesce(p.player_name, p.player_code), ', ' order by p.final_rank, p.join_order, p.player_code)
         from players p where p.match_id = m.match_id) as players,
        (select coalesce(w.player_name, m.winner) from players w where w.match_id = m.match_id and w.player_code = m.winner) as winner,
        coalesce(b.name, case when g.width is not null then g.width || '×' || g.height end, cm.name, c.map_name) as board,
