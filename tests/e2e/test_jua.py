@@ -5,7 +5,6 @@ challenger only (backs for anyone else)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -18,9 +18,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from kifu.cli import SAMPLES
-from queries import apply_schema, connect
-from tests.conftest import JUA_MATCHES, ingest, jua_sources, mixed_sources, query
+from tests.conftest import JUA_MATCHES, ingest, query
 from tests.e2e.conftest import screenshot, serve, wait_for_app
 from tests.untranslated import left_in_english
 
