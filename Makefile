@@ -12,9 +12,11 @@ demo: setup ingest-sample serve
 
 ## Run the whole test suite (unit, fixtures, MongoDB via mongomock, AppTest, browser, notebook) on
 ## $(TEST_WORKERS) worker processes; the tests of one module-scoped fixture stay on one worker (tests/conftest.py);
-## the 20 slowest tests are listed at the end.
+## the 20 slowest tests are listed at the end. The tests marked `alone` (a page or a watcher held to the clock)
+## run after the others, in one process, where no other test competes for the cores.
 test: setup-dev
-	.venv/bin/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=20
+	.venv/bin/python -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=20 -m "not alone"
+	.venv/bin/python -m pytest --durations=5 -m alone
 
 setup:
 	scripts/setup.sh

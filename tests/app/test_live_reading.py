@@ -28,6 +28,9 @@ from queries import dashboard as q
 from tests.app.conftest import ENTRY
 from tests.conftest import REPO, fixture_path, read_lines
 
+#: These tests hold a page or a watcher to the clock: `make test` runs them after the others, alone.
+pytestmark = pytest.mark.alone
+
 #: The longest a batch may wait for the dashboard to let go of the file (a page run or two).
 MAX_WAIT_S = 3.0
 EVENTS = re.compile(r"([\d,]+) (?:events|イベント)")

@@ -17,6 +17,9 @@ from tests.app.conftest import HOSTILE, HOSTILE_DEALER, hostile_log
 from tests.conftest import SAMPLE
 from tests.e2e.conftest import screenshot, serve, wait_for_app
 
+#: These tests hold a page or a watcher to the clock: `make test` runs them after the others, alone.
+pytestmark = pytest.mark.alone
+
 PAGES = ["matches", "round_browser", "player_rounds", "penalties", "challenges", "special_logic", "violations",
          "players", "standings", "upload"]  # fmt: skip
 

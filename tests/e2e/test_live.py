@@ -20,6 +20,9 @@ from tests.conftest import fixture_path
 from tests.e2e.conftest import screenshot, serve, wait_for_app
 from tests.e2e.live import LivePlay
 
+#: These tests hold a page or a watcher to the clock: `make test` runs them after the others, alone.
+pytestmark = pytest.mark.alone
+
 MARK = {"en": "● live", "ja": "● 対戦中"}
 FOLLOW_LINK = {"en": "Follow it in the replayer", "ja": "リプレイヤで追う"}
 FOLLOW = {"en": "Follow live", "ja": "ライブを追う"}
