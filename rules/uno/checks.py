@@ -76,6 +76,7 @@ class Judge:
         self.awaiting: tuple[type, str, int] | None = None  # the line the dealer writes next, in the same step
         self.prev_kind: str | None = None
         self.rules_turn: str | None = None  # the rules' player when the last next-player named another seat
+        self.stated_top: Card | None = None  # the top the last next-player shows, when it is not the replay's
         self.turn_given_at: int | None = None  # the last next-player's timestamp
         self.out: list[Violation] = []
         self.before: GameState | None = None
@@ -298,6 +299,7 @@ class Judge:
     def next_player(self, b: GameState, ev: E.NextPlayer, a: GameState) -> None:
         expected, expected_turn, why = expected_next(b)
         self.rules_turn = expected if expected is not None and ev.next_player != expected else None
+        self.stated_top = ev.card_before if ev.card_before is not None and ev.card_before != a.top else None
         self.turn_given_at = ev.date_ms
         if expected is not None and ev.next_player != expected:
             self.v("next-seat", ev, f"turn given to {ev.next_player}, the rules give it to {expected} ({why})",
@@ -360,8 +362,27 @@ class Judge:
             return b.top.special
         return "nothing"
 
+    def _turn_proved(self, b: GameState, ev: Any) -> GameState:
+        """The state an action is judged in.  After a next-player that named another seat than the
+        rules (a ``next-seat`` finding), the action of the player the rules give the turn to is
+        judged as that player's turn: the log does not prove it out of turn."""
+        if ev.player is not None and ev.player == self.rules_turn and ev.player != b.to_act and b.gate is None:
+            return b.replace(to_act=ev.player)
+        return b
+
+    def _proved(self, verdict: Any, b: GameState, ev: Any) -> str | None:
+        """The rules' verdict on an action in the state the log proves: when the dealer's last
+        next-player shows another top card than the replay holds, the log states two boards; an
+        action legal on either is not proven illegal."""
+        b = self._turn_proved(b, ev)
+        expected = verdict(b, ev)
+        stated, self.stated_top = self.stated_top, None  # the next play puts a card of its own on top
+        if expected is not None and stated is not None and b.top != stated and verdict(b.replace(top=stated), ev) is None:
+            return None
+        return expected
+
     def play_card(self, b: GameState, ev: E.PlayCard, a: GameState) -> None:
-        expected = V.play_card(b, ev)
+        expected = self._proved(V.play_card, b, ev)
         what = f"play-card {_raw(ev.card_raw)} on {b.top}"
         self._judge_action(b, ev, expected, what)
         self._colour_departure(ev, ev.card)
@@ -370,7 +391,7 @@ class Judge:
             self._after_play(b, ev, ev.card, ev.yell_raw)
 
     def play_draw_card(self, b: GameState, ev: E.PlayDrawCard, a: GameState) -> None:
-        expected = V.play_draw_card(b, ev)
+        expected = self._proved(V.play_draw_card, b, ev)
         card = b.drawn_card
         what = f"play-draw-card is_play_card={_raw(ev.is_play_raw)} (drawn {card if card is not None else 'no card'})"
         self._judge_action(b, ev, expected, what)
@@ -589,7 +610,7 @@ class Judge:
                 self.v("echo-fields", ev, f"the dealer's colour line names {ev.player}, the wild was played by "
                        f"{b.color_echo}", expected=b.color_echo, actual=ev.player, player=b.color_echo)  # fmt: skip
             return
-        expected = V.color_of_wild(b, ev)
+        expected = self._proved(V.color_of_wild, b, ev)
         self._judge_action(b, ev, expected, f"color-of-wild {_raw(ev.color_raw)} (top {b.top})")
 
     def shuffle(self, b: GameState, ev: E.ShuffleWild, a: GameState) -> None:

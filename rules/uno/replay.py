@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any
 
-from rules.core import Frame, Violation
+from rules.core import PLAYER_RULE, Frame, Violation
 from rules.uno import events as E
 from rules.uno import verdicts as V
 from rules.uno.cards import Card
@@ -69,6 +69,10 @@ class MatchReplay:
         self.ledger = CardLedger()
         self._held: E.Event | None = None
         self._last: tuple[Any, dict[str, Any]] | None = None
+        self._unordered: set[int] = set()  # seqs of lines whose order the stamps contradict
+        self._adjacent: list[tuple[str, str, bool]] = []  # (player, next player, direction) the round's hand-overs prove
+        self._misfits: list[tuple[str, str, bool]] = []  # the same, of hand-overs the replay's seating does not explain
+        self._adjacent_round: int | None = None
         self._log_gaps: dict[int, tuple[str, str]] = {}  # seq -> (what, "skip" the line | "keep" replaying it)
         self._synth: tuple[str, int] | None = None  # a hand-over inferred for a missing next-player
         self._undealt: int | None = None  # a round whose first-player is missing
@@ -96,42 +100,42 @@ class MatchReplay:
         ev = event if event is not None else E.to_event(activity)
         if bad := not_cards(activity):
             self._not_cards[ev.seq] = bad
-        earlier = self._note_log_order(activity, ev)
+        self._note_log_order(activity, ev)
         held, self._held = self._held, ev
         if held is None:
             return []
-        if earlier:  # two lines swapped: replay them in the order they were written
-            self._held = held
-            return [self._step(E._with_verdict(ev, held, self.state.to_act))]
         return [self._step(E._with_verdict(held, ev, self.state.to_act))]
 
-    def _note_log_order(self, activity: dict[str, Any], ev: E.Event) -> bool:
+    def _note_log_order(self, activity: dict[str, Any], ev: E.Event) -> None:
         """Log-order gaps visible from the lines alone: a repeated line, time running backwards.
 
-        Returns True when this line was written before the held one (they are replayed swapped).
+        Lines are replayed in the order they were written.  A line stamped before the line above
+        it is reported once, at that line: either the two were written swapped or one stamp is
+        wrong, and the log does not say which.  So neither action is judged on its order (no
+        player finding at either line) and neither stamp is taken as proof of time
+        (:attr:`Clock.doubtful`).
         """
         key = (activity.get("event"), activity.get("player"), activity.get("turn"), activity.get("date_ms"))
         last, self._last = self._last, (key, activity)
         if last is None:
-            return False
+            return
         (lkey, lact) = last
         if key == lkey and key[0] not in REPEATABLE and activity.get("contents") == lact.get("contents") \
                 and activity.get("desk") == lact.get("desk"):  # fmt: skip
             self._log_gaps[ev.seq] = (f"{ev.kind} line repeated: identical to the line before it (seq {lact.get('seq')}), "
                                       "timestamp included; the copy is not replayed", "skip")  # fmt: skip
             self._last = last
-            return False
+            return
         t, lt = activity.get("date_ms"), lact.get("date_ms")
-        held = self._held
-        if type(t) is int and type(lt) is int and t < lt and held is not None and held.seq == lact.get("seq") \
-                and lact.get("seq") not in self._log_gaps:  # fmt: skip
-            self._log_gaps[ev.seq] = (f"{ev.kind} written at {_when(t)}, {lt - t} ms before the line before it (seq "
-                                      f"{lact.get('seq')}): lines out of order; replayed in time order", "keep")  # fmt: skip
-            self._log_gaps[lact["seq"]] = (f"{lact.get('event')} written at {_when(lt)}, after the line that follows it (seq "
-                                           f"{ev.seq}): lines out of order; replayed in time order", "keep")  # fmt: skip
-            self._last = last  # the later line stays the reference for the next one
-            return True
-        return False
+        if type(t) is not int or type(lt) is not int or t >= lt:
+            return
+        seqs = {x for x in (ev.seq, lact.get("seq")) if type(x) is int}
+        self._unordered |= seqs
+        self.clock.doubtful |= seqs
+        self._log_gaps[ev.seq] = (f"{ev.kind} written at {_when(t)}, {lt - t} ms before the line above it (seq "
+                                  f"{lact.get('seq')}, {lact.get('event')}): timestamps out of order — two lines "
+                                  "swapped or a wrong stamp; replayed in the order written, neither action judged on "
+                                  "its order, neither stamp taken as proof of time", "keep")  # fmt: skip
 
     def close_held(self) -> list[Frame]:
         """The frame of the line held back (nothing follows it in this replay)."""
@@ -192,6 +196,10 @@ class MatchReplay:
             if missing is not None:
                 found.append(missing)
                 cause = missing
+        if isinstance(ev, E.NextPlayer) and cause is None:  # (a hand-over after a lost line proves no seating)
+            s, seating = self._seating(s, ev)
+            if seating is not None:
+                found.append(seating)
         after = apply(s, ev)
         if refused is not None:  # the refusal's effect on the turn, as the lost penalty line would show it
             after = apply(after, E.Penalty(seq=-1, round_no=ev.round_no, turn_no=ev.turn_no, player=None, desk=None,
@@ -200,8 +208,8 @@ class MatchReplay:
         stated = after  # the board as this line states it, before the dealer's desk is adopted
         snap_found, after = check_snapshot(s, after, ev, self.matcher)
         found.extend(snap_found)
-        if isinstance(ev, E.NextPlayer) and (cause is not None or snap_found):
-            after = follow_next_player(after, ev, s.top, lost=cause is not None)  # two sources against the replay
+        if isinstance(ev, E.NextPlayer):  # the turn it opens, as the log states it: judge the next action on that
+            after = follow_next_player(after, ev, s.top, lost=cause is not None, diverged=cause is not None or bool(snap_found))
         found.extend(self.ledger.observe(s, ev, stated, after))
         if (bad := self._not_cards.pop(ev.seq, None)) is not None:
             found.append(finding("conservation", ev, f"{ev.kind} gives or shows what is not a card of the deck: "
@@ -209,9 +217,50 @@ class MatchReplay:
                                  turn_no=s.turn_no, expected="cards of the deck", actual="; ".join(bad)))  # fmt: skip
         think, timed = self.clock.observe(s, ev, after)
         found.extend(timed)
+        if ev.seq in self._unordered:  # the stamps contradict the order: no action is proven out of place
+            self._unordered.discard(ev.seq)
+            found = [v for v in found if v.family != PLAYER_RULE or v.seq != ev.seq]
         found = one_per_cause(found, ev, cause)
         self.state = after
         return Frame(ev.seq, ev, s, after, tuple(self._stamp(v) for v in found) if found else (), think)
+
+    def _seating(self, s: GameState, ev: E.NextPlayer) -> tuple[GameState, Violation | None]:
+        """The seating the hand-overs prove.  Every plain hand-over (no skip, no first-card effect)
+        says who sits next to whom.  When a second one contradicts the seating of the deal
+        (``play_order``) and the seating with two players exchanged explains every plain
+        hand-over of the round, the replay takes that seating: one finding at that line, not one
+        at every later hand-over.  (A single wrong ``next-player`` is that line's own finding.)"""
+        if self._adjacent_round != s.round_no:
+            self._adjacent, self._misfits, self._adjacent_round = [], [], s.round_no
+        plain = s.in_round and not s.skip and s.first_turn is None and s.renotify is None and handover_due(s) \
+            and isinstance(s.prev_actor, str) and isinstance(ev.next_player, str) and ev.next_player in s.seats  # fmt: skip
+        if not plain:
+            return s, None
+        direction = ev.turn_right if isinstance(ev.turn_right, bool) else s.direction
+        fact = (s.prev_actor, ev.next_player, direction)
+        if s.next_of(s.prev_actor, direction) == ev.next_player:
+            self._adjacent.append(fact)
+            return s, None
+        self._misfits.append(fact)
+        if len(self._misfits) < 2:
+            return s, None
+        proved = (*self._adjacent, *self._misfits)
+        seats = s.seats
+        for i in range(len(seats)):
+            for j in range(i + 1, len(seats)):
+                other = list(seats)
+                other[i], other[j] = other[j], other[i]
+                moved = s.replace(seats=tuple(other))
+                if all(moved.next_of(a, d) == b for a, b, d in proved):
+                    self._adjacent, self._misfits = [*proved], []
+                    msg = (f"turn given to {ev.next_player}, the seating of the deal gives it to "
+                           f"{s.next_of(s.prev_actor, direction)} (after {s.prev_actor}); every hand-over of the round "
+                           f"fits the seating {', '.join(other)} ({seats[i]} and {seats[j]} exchanged): the replay "
+                           "follows that seating from here")  # fmt: skip
+                    return moved, finding("next-seat", ev, msg, player=ev.next_player, round_no=s.round_no,
+                                          turn_no=s.turn_no, expected=s.next_of(s.prev_actor, direction),
+                                          actual=ev.next_player)  # fmt: skip
+        return s, None
 
     def _missing_next_player(self, s: GameState, ev: E.Event) -> tuple[GameState, Violation | None]:
         """An action the dealer accepted from the player the rules give the turn to, while the
@@ -378,7 +427,7 @@ def one_per_cause(found: list[Violation], ev: E.Event, cause: Violation | None) 
     return found
 
 
-def follow_next_player(s: GameState, ev: E.NextPlayer, old_top: Card | None, *, lost: bool) -> GameState:
+def follow_next_player(s: GameState, ev: E.NextPlayer, old_top: Card | None, *, lost: bool, diverged: bool = True) -> GameState:
     """After a reported divergence, take what a ``next-player`` states about the turn it opens
     (the draw it owes, and why) from the log, so the lines after it compare with the log.
 
@@ -388,20 +437,27 @@ def follow_next_player(s: GameState, ev: E.NextPlayer, old_top: Card | None, *, 
     after the hand-over): it is expected from the player who closed the turn."""
     ch: dict[str, Any] = {}
     nxt = ev.next_player
-    if isinstance(ev.must_call_draw_card, bool) and isinstance(nxt, str):
+    reason = ev.draw_reason
+    owed_for = reason in ("bind_2", "skip_bind_2", "draw_2", "wild_draw_4") or s.pending > 0 \
+        or (isinstance(nxt, str) and s.bind.get(nxt, 0) > 0)  # fmt: skip
+    if isinstance(ev.must_call_draw_card, bool) and isinstance(nxt, str) and (owed_for or not ev.must_call_draw_card):
+        # (a draw owed for no reason the log gives is not taken: the line contradicts itself)
         ch["owes_draw"] = ev.must_call_draw_card
-        reason = ev.draw_reason
         if not ev.must_call_draw_card:
             ch.update(pending=0)
-        elif reason in ("bind_2", "skip_bind_2") and s.bind.get(nxt, 0) == 0:
+            if s.bind.get(nxt, 0) > 0:
+                ch["bind"] = MappingProxyType({**s.bind, nxt: 0})
+        elif reason in ("bind_2", "skip_bind_2") and s.bind.get(nxt, 0) == 0 and s.pending == 0:
             ch["bind"] = MappingProxyType({**s.bind, nxt: 2})
-        elif reason in ("draw_2", "wild_draw_4") and s.pending == 0:
+        elif reason in ("draw_2", "wild_draw_4") and s.pending == 0 and s.bind.get(nxt, 0) == 0:
             ch["pending"] = 2 if reason == "draw_2" else 4
             if reason == "wild_draw_4":
                 ch["wd4_base"] = old_top
     if isinstance(ev.turn_right, bool):
         ch["direction"] = ev.turn_right
-    top = ev.card_before if ev.card_before is not None else s.top
+    # the top card is taken only when the dealer's desk or a lost line shows the replay astray: otherwise the
+    # replay's top and the line's card_before are two statements, and the next play is judged on both
+    top = ev.card_before if ev.card_before is not None and diverged else s.top
     if top is not None and s.top != top:
         ch["top"] = top
     if lost and top is not None and top.special in ("wild", "wild_draw_4") and top != old_top \

@@ -46,6 +46,7 @@ class _Timer:
     start_ms: int
     start_seq: int
     disabled_by: int | None = None  # seq of the accepted special-logic that disabled it
+    doubtful: bool = False  # a line stamped out of order while it ran: its time proves nothing
 
 
 class Clock:
@@ -55,6 +56,8 @@ class Clock:
         self.timer: _Timer | None = None
         #: the victim-to-be's clock stopped by their own action: (player, start ms, start seq, action ms, action seq)
         self.stopped: tuple[str, int, int, int, int] | None = None
+        #: seqs of lines whose stamp contradicts a neighbour's (time running backwards): no proof of time
+        self.doubtful: set[int] = set()
 
     def observe(self, b: GameState, ev: E.Event, a: GameState) -> tuple[int | None, list[Violation]]:
         """Think time of ``ev`` (None when it is not a timed action) and the timing findings."""
@@ -62,6 +65,13 @@ class Clock:
         out: list[Violation] = []
         think = None
         timer = self.timer
+        if ev.seq in self.doubtful:
+            self.doubtful.discard(ev.seq)
+            t = None  # neither a start nor an end the log proves
+            if timer is not None:
+                timer.doubtful = True
+            if self.stopped is not None:
+                self.stopped = None
         if isinstance(ev, E.NextPlayer):
             self._start(ev.next_player, t, ev.seq)
         elif isinstance(ev, E.ColorChangeRequest):
@@ -74,7 +84,8 @@ class Clock:
                 timer.disabled_by = ev.seq
         elif isinstance(ev, E.Penalty):
             if ev.error in TIMEOUTS:
-                if timer is not None and t is not None and timer.disabled_by is None and t - timer.start_ms < LIMIT_MS - TOLERANCE_MS:
+                if timer is not None and t is not None and not timer.doubtful and timer.disabled_by is None \
+                        and t - timer.start_ms < LIMIT_MS - TOLERANCE_MS:  # fmt: skip
                     gap = t - timer.start_ms
                     out.append(finding("timeout-early", ev,
                                        f"'{ev.error}' written {gap} ms after {timer.player}'s clock started (seq "
@@ -86,7 +97,7 @@ class Clock:
         elif isinstance(ev, TIMED_ACTIONS) and timer is not None and ev.player == timer.player:
             if isinstance(ev, E.ColorOfWild) and is_dealer_color_line(b, ev):
                 return None, out  # the dealer's own colour line after a wild
-            if t is not None and t >= timer.start_ms:
+            if t is not None and not timer.doubtful and t >= timer.start_ms:
                 think = t - timer.start_ms
                 if think > LIMIT_MS + TOLERANCE_MS:
                     out.append(finding("response-time", ev,
@@ -98,7 +109,7 @@ class Clock:
                 self._start(ev.player, t, ev.seq)  # the play-draw-card answer is due within 5 s
             elif not isinstance(ev, E.Challenge):
                 self.timer = None
-                if t is not None and isinstance(timer.player, str):
+                if t is not None and not timer.doubtful and isinstance(timer.player, str):
                     self.stopped = (timer.player, timer.start_ms, timer.start_seq, t, ev.seq)
         return think, out
 
@@ -115,10 +126,10 @@ class Clock:
         ``LIMIT_MS + TOLERANCE_MS``.
         """
         timer, t = self.timer, ev.date_ms if type(ev.date_ms) is int else None
-        if t is None:
+        if t is None or ev.seq in self.doubtful:
             return None
         if timer is not None:
-            if type(timer.start_ms) is not int or timer.player != ev.victim:
+            if type(timer.start_ms) is not int or timer.player != ev.victim or timer.doubtful:
                 return None
             return t - timer.start_ms, timer.start_seq, None
         if self.stopped is not None and self.stopped[0] == ev.victim:
