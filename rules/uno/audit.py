@@ -159,10 +159,12 @@ class ProfileReplay:
     def _follow_turn(self, s: GameState, ev: E.Event, nxt: E.Event | None) -> GameState:
         """An action by the player the rules give the turn to, when the log's hand-over named another seat or
         is missing: the log's fault (a next-seat or event-sequence finding), not the player's."""
-        if not isinstance(ev, TURN_LINES) or ev.player is None or ev.player == s.to_act or not s.in_round:
+        if not isinstance(ev, TURN_LINES) or ev.player is None or not s.in_round:
+            return s
+        if ev.player == s.to_act and not (M.turn_ended(s) and M.expected_next(s) == ev.player):
             return s
         if isinstance(nxt, E.Penalty) and nxt.victim == ev.player and nxt.error == "Next player invalid.":
-            return s  # the referee refused it as out of turn: judged as such
+            return s  # the referee refused it as out of turn (or as a second action in an ended turn): judged as such
         if ev.player == self.rules_turn and not M.handover_due(s):
             return s.replace(to_act=ev.player)  # the wrong next-player line is already a next-seat finding
         if M.handover_due(s) and ev.player == M.expected_next(s):

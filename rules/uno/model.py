@@ -54,6 +54,23 @@ def handover_due(s: GameState) -> bool:
     return s.prev_actor == s.to_act
 
 
+def turn_ended(s: GameState) -> bool:
+    """The player to act has done what the rules allow a turn and may do nothing more before the hand-over.
+
+    The turn state machine of a profile (JUA, docs/rules/jua.md R8, R14, R19): a turn is one of
+
+    * a play (a card or a pair; a wild then only its colour) — the turn ends;
+    * a draw: a drawn card that cannot be played joins the hand and the turn ends; a playable one
+      opens the drawn-card window (``gate == "play-draw"``), where only that card may be played or
+      kept (元の手札からはカードを出すことはできない) — either ends the turn; a second draw is refused;
+    * a draw of the pending stack — the turn ends (手番はそこで終了し、場にカードを捨てることはできない);
+    * a challenge — the turn ends (the offender replays first after a success);
+    * a penalty that costs the turn.
+
+    After that only the hand-over may follow: a play or a draw by the same player is refused."""
+    return handover_due(s) and s.to_act is not None and (s.prev_actor == s.to_act or s.renotify is not None)
+
+
 def expected_next(s: GameState) -> str | None:
     """Who the rules give the next turn to."""
     if s.renotify is not None:
@@ -70,6 +87,8 @@ def refusal(profile: Profile, s: GameState, ev: E.Event) -> tuple[str, str] | No
     ``pair-finish-uno`` is not a refusal: the play is accepted with one card (see :func:`pair_cut`).
     """
     p = ev.player
+    if isinstance(ev, (E.PlayCard, E.DrawCard)) and p is not None and p == s.to_act and turn_ended(s):
+        return "turn-owner", "Next player invalid."  # the turn is over: the next player acts next (R8, R14)
     if isinstance(ev, E.PlayCard):
         if p != s.to_act or s.gate == "color":
             return "turn-owner", "Next player invalid."
@@ -108,6 +127,8 @@ def refusal(profile: Profile, s: GameState, ev: E.Event) -> tuple[str, str] | No
             return "turn-owner", "Next player invalid."
         if s.must_play == p:
             return "challenge-must-play", "Card play is required."
+        if s.gate == "play-draw":  # one draw a turn: the drawn card is played or kept (R8)
+            return "play-draw-allowed", "Only the drawn card may be played."
         return None
     if isinstance(ev, E.Challenge):
         if not truthy(ev.is_challenge_raw):
@@ -165,7 +186,7 @@ def legal(profile: Profile, s: GameState, player: str) -> list[dict[str, Any]]:
     hand = s.hand(player)
     if s.gate == "color":
         return [{"action": "color"}] if s.chooser == player else []
-    if player != s.to_act:
+    if player != s.to_act or turn_ended(s):
         return []
     if s.gate == "play-draw":
         return [{"action": "play_drawn", "play": True}, {"action": "play_drawn", "play": False}]
