@@ -176,7 +176,9 @@ def fits(profile: Profile, s: GameState, card: Card) -> bool:
 
 
 def pair_cut(profile: Profile, s: GameState, ev: E.PlayCard) -> bool:
-    """A pair that would empty the hand without the UNO call: only its first card is played (JUA ◆)."""
+    """A pair that would empty the hand without the UNO call: only its first card is played (JUA ◆最後に2枚の
+    同一カードを出してあがる…ウノコールをしていなかった場合はペナルティはないが、あがることもできず、カードは1枚のみしか
+    捨てることはできない). There is no penalty: the player left on one card cannot be pointed at for it."""
     return ev.pair_raw is not None and profile.uno.pair_finish_needs_call and len(s.hand(ev.player)) == 2 \
         and not truthy(ev.yell_raw)  # fmt: skip
 
@@ -308,8 +310,9 @@ def played(profile: Profile, s: GameState, player: str, card: Card, pair: Card |
 def _play(profile: Profile, s: GameState, ev: E.PlayCard) -> GameState:
     if ev.rejected is not None or ev.card is None or ev.player is None:
         return s
-    pair = None if pair_cut(profile, s, ev) else ev.pair
-    return played(profile, s, ev.player, ev.card, pair, ev.color_raw, ev.yell_raw)
+    if pair_cut(profile, s, ev):  # one card played, no penalty (so no pointing either)
+        return played(profile, s, ev.player, ev.card, None, ev.color_raw, ev.yell_raw).replace(pointable=None)
+    return played(profile, s, ev.player, ev.card, ev.pair, ev.color_raw, ev.yell_raw)
 
 
 def _play_draw(profile: Profile, s: GameState, ev: E.PlayDrawCard) -> GameState:
@@ -386,7 +389,10 @@ def _penalty(profile: Profile, s: GameState, ev: E.Penalty) -> GameState:
 
 
 def _color_request(profile: Profile, s: GameState, ev: E.ColorChangeRequest) -> GameState:
-    chooser = s.chooser if isinstance(s.chooser, str) else ev.chooser if isinstance(ev.chooser, str) else None
+    """The referee asks a player for a colour: that player answers (a request of the wrong player is the
+    referee's fault, judged apart; the player who answers the request is not at fault)."""
+    asked = ev.chooser if isinstance(ev.chooser, str) and ev.chooser in s.hands else None
+    chooser = asked or (s.chooser if isinstance(s.chooser, str) else None)
     return s.replace(gate="color", chooser=chooser)
 
 
