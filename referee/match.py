@@ -77,6 +77,10 @@ class Table:
         lo, hi = profile.players
         if not lo <= len(seats) <= hi:
             raise ValueError(f"{profile.id} is played by {lo} to {hi} players (got {len(seats)})")
+        if rounds and profile.rounds is not None and rounds != profile.rounds:
+            # another number of rounds than the profile's is a profile option: the log says so (first-player
+            # .contents.ruleset, e.g. jua-2016(rounds=3)), so the validator expects the rounds played
+            profile = profile.with_options(rounds=rounds)
         self.profile = profile
         self.seats = seats
         self.by_code = {s.code: s for s in seats}
