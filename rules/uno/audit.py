@@ -23,6 +23,7 @@ from typing import Any
 from rules.core import ERROR, Frame, Violation
 from rules.uno import events as E
 from rules.uno import model as M
+from rules.uno import profile as P
 from rules.uno.cards import Card
 from rules.uno.catalog import CHECKS
 from rules.uno.profile import Profile
@@ -88,6 +89,7 @@ class ProfileReplay:
         self.desk_removed: dict[str, Counter[Card]] = {}  # cards a differing desk took from a hand the lines gave
         self.desk_faces: set[Card] = set()  # faces a desk showed more often than the deck holds them (reported once)
         self.unyelled: dict[str, tuple[int, Any, Any]] = {}  # player -> (seq, round, turn) of a play left on one card
+        self.unfit: str | None = None  # why the log does not fit the profile (then only that is reported)
         self.pair_cut: str | None = None  # the player whose pair finish without the call played one card (R13)
 
     # ------------------------------------------------------------------ feeding
@@ -116,9 +118,45 @@ class ProfileReplay:
 
     # ------------------------------------------------------------------ one line
 
+    def _misfit(self, ev: E.Event) -> str | None:
+        """Why the log cannot be a log of this profile (a deal of another rule set, cards outside its deck, lines
+        its games never have), or ``None``: the fit test of a profile given from outside (``--ruleset``)."""
+        prof = self.profile
+        if isinstance(ev, E.FirstPlayer):
+            named = ev.ruleset
+            if isinstance(named, str):
+                try:
+                    other = P.get(named)
+                except ValueError:
+                    return f"the deal names the rule set {named!r}, which Kifu does not know"
+                if other.family != prof.family:
+                    return f"the deal names the rule set {named!r}"
+                return None  # a log of this profile: its faults are judged, not taken for another rule set's
+            if ev.white_wild is not None and prof.deck.white_wild == 0:
+                return f"the deal sets white_wild {ev.white_wild!r} (an ALGORI 2023 setting)"
+            faces = M._deck_faces(prof)
+            odd = sorted({str(c) for h in ev.hands.values() for c in h if c not in faces} |
+                         ({str(ev.first_card)} if ev.first_card is not None and ev.first_card not in faces else set()))  # fmt: skip
+            if odd:
+                return f"the deal holds cards the profile's {prof.deck.size}-card deck does not have: {', '.join(odd)}"
+        elif isinstance(ev, (E.ShuffleWild, E.SpecialLogic)):
+            return f"a {ev.kind} line: the profile's games have no such event"
+        return None
+
     def _step(self, ev: E.Event, nxt: E.Event | None) -> Frame:
         self.out = []
         s = self.state
+        if self.unfit is None and (why := self._misfit(ev)) is not None:
+            self.unfit = why
+            self.v("deal-and-first-card" if isinstance(ev, E.FirstPlayer) else "event-sequence", ev,
+                   f"the log does not fit the profile {self.profile.id}: {why}; the match is not judged under it",
+                   expected=self.profile.id, actual="another rule set")  # fmt: skip
+            found = tuple(self._stamp(v) for v in self.out)
+            self.state = M.apply(self.profile, s, ev)
+            return Frame(ev.seq, ev, s, self.state, found)
+        if self.unfit is not None:  # one finding says the log is not this profile's; nothing else is judged
+            self.state = M.apply(self.profile, s, ev)
+            return Frame(ev.seq, ev, s, self.state, ())
         prev, self._prev = self._prev, ev
         if (gap := self._gaps.pop(ev.seq, None)) is not None:
             self.v("event-sequence", ev, gap)
