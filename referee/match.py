@@ -77,6 +77,10 @@ class Table:
         lo, hi = profile.players
         if not lo <= len(seats) <= hi:
             raise ValueError(f"{profile.id} is played by {lo} to {hi} players (got {len(seats)})")
+        if rounds and profile.rounds is not None and rounds != profile.rounds:
+            # another number of rounds than the profile's is a profile option: the log says so (first-player
+            # .contents.ruleset, e.g. jua-2016(rounds=3)), so the validator expects the rounds played
+            profile = profile.with_options(rounds=rounds)
         self.profile = profile
         self.seats = seats
         self.by_code = {s.code: s for s in seats}
@@ -342,27 +346,39 @@ class Referee(Table):
     # ------------------------------------------------------------------ turns
 
     def _turn(self, p: str) -> None:
+        """One action of the player to act, judged by the model's turn state machine (:func:`~rules.uno.model
+        .refusal`): after a playable draw only that card may be played or kept; a second draw, or a card from
+        the hand, is refused with a penalty like any other foul."""
         s = self.state
-        if s.gate == "play-draw":
-            self._play_drawn(p)
-            return
-        a = self.ask(p, "turn")
+        drawn = s.gate == "play-draw"
+        a = self.ask(p, "play_drawn" if drawn else "turn")
         kind = a["action"]
-        if kind == "play":
+        if kind == "play_drawn" and drawn:
+            self._play_drawn(p, a)
+        elif kind == "play":
             self._play(p, a)
-        elif kind == "challenge":
+        elif kind == "challenge" and not drawn:
             self._challenge(p)
         elif kind == "draw":
-            if s.must_play == p:
-                self._emit("draw-card", p, {"card_draw": [], "is_draw": False, "number_turn_play": s.turn_no},
-                           think=self._think())  # fmt: skip
-                self._refuse(p, "Card play is required.")
-            elif s.stack:
-                self._forced_draw(p)
-            else:
-                self._voluntary_draw(p)
+            self._draw(p)
+        elif drawn:
+            raise BotError(f"bot of {p} answered {kind!r} after a playable draw (play_drawn)")
         else:
             raise BotError(f"bot of {p} answered {kind!r} on its turn (play, draw or challenge)")
+
+    def _draw(self, p: str) -> None:
+        s = self.state
+        probe = E.to_event({"seq": 0, "event": "draw-card", "player": p, "turn": s.round_no,
+                            "contents": {"card_draw": [], "is_draw": True}})  # fmt: skip
+        why = M.refusal(self.profile, s, probe)
+        if why is not None:  # a draw the rules refuse: written with is_draw false and no card, then the penalty
+            self._emit("draw-card", p, {"card_draw": [], "is_draw": False, "number_turn_play": s.turn_no},
+                       refused=why[1], think=self._think())  # fmt: skip
+            self._refuse(p, why[1])
+        elif s.stack:
+            self._forced_draw(p)
+        else:
+            self._voluntary_draw(p)
 
     def _play(self, p: str, a: dict[str, Any]) -> None:
         s = self.state
@@ -393,11 +409,8 @@ class Referee(Table):
             self._emit("color-of-wild", p, {"color_of_wild": a["color"], "number_turn_play": s.turn_no})
         self._pointing()
 
-    def _play_drawn(self, p: str) -> None:
+    def _play_drawn(self, p: str, a: dict[str, Any]) -> None:
         s = self.state
-        a = self.ask(p, "play_drawn")
-        if a["action"] != "play_drawn":
-            raise BotError(f"bot of {p} answered {a['action']!r} after a playable draw (play_drawn)")
         play = bool(a.get("play"))
         c: dict[str, Any] = {"is_play_card": play}
         if play:

@@ -102,7 +102,7 @@ def play(args: Any) -> Path:
     if not args.no_progress and args.out != "-":
         from tqdm import tqdm
 
-        bar = tqdm(total=ref.rounds, unit=" round", desc=f"{profile.id} seed {args.seed}", leave=False,
+        bar = tqdm(total=ref.rounds, unit=" round", desc=f"{ref.profile.id} seed {args.seed}", leave=False,
                    file=sys.stderr, mininterval=0.5)  # fmt: skip
     try:
         with _open(args.out) as f:
@@ -116,6 +116,6 @@ def play(args: Any) -> Path:
         if bar is not None:
             bar.close()
     if args.out != "-":
-        print(f"kifu play: {profile.id}, {len(seats)} players, {ref.rounds} rounds, seed {args.seed}: "
+        print(f"kifu play: {ref.profile.id}, {len(seats)} players, {ref.rounds} rounds, seed {args.seed}: "
               f"{ref.seq} lines written to {args.out}", file=sys.stderr)  # fmt: skip
     return Path(args.out)

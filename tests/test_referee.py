@@ -294,3 +294,32 @@ def test_kifu_play_algori_profile_and_the_sloppy_bot(tmp_path: Path) -> None:
     r = _kifu("play", "--ruleset", "algori-2023/skip_bind_2", "--bots", "sloppy,random", "--out", str(out),
               "--no-progress", cwd=tmp_path)  # fmt: skip
     assert r.returncode == 2 and "JUA profile only" in r.stderr
+
+
+def test_the_example_bot_of_the_referee_doc_plays_a_clean_match(tmp_path: Path) -> None:
+    """The bot in docs/referee.md, copied verbatim, plays `kifu play` matches without a penalty or a finding (it
+    used to leave the colour of a drawn wild and the UNO call of a drawn card out)."""
+    import re
+
+    from kifu.cli import main
+
+    doc = (REPO / "docs" / "referee.md").read_text(encoding="utf-8")
+    code = next(b for b in re.findall(r"```python\n(.*?)```", doc, re.S) if "def act(view" in b)
+    (tmp_path / "mybot.py").write_text(code, encoding="utf-8")
+    drawn_played = 0
+    for seed in (1, 2, 3):
+        out = tmp_path / f"m{seed}.jsonl"
+        rc = main(["play", "--ruleset", "jua-2016", "--rounds", "5", "--players", "3", "--seed", str(seed),
+                   "--bot", f"{tmp_path / 'mybot.py'}:act", "--bots", "greedy,random", "--out", str(out),
+                   "--no-progress"])  # fmt: skip
+        assert rc in (0, None)
+        lines = [orjson.loads(x) for x in out.read_bytes().splitlines()]
+        assert [d["event"] for d in lines].count("finish-turn") == 5
+        assert lines[-1]["event"] == "finish-game"
+        drawn_played += sum(1 for d in lines if d["event"] == "play-draw-card" and d["player"] == "P-00000001"
+                            and d["contents"]["is_play_card"])  # fmt: skip
+        penalties = [d["contents"]["error"] for d in lines if d["event"] == "penalty"]
+        assert penalties == [], penalties
+        _, found = replay_lines(lines)
+        assert found == [], [f"{v.seq} {v.code} {v.message}" for v in found[:5]]
+    assert drawn_played > 0  # the drawn-card branch the example used to get wrong was played

@@ -20,9 +20,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from rules.core import Frame, Violation
+from rules.core import ERROR, Frame, Violation
 from rules.uno import events as E
 from rules.uno import model as M
+from rules.uno import profile as P
 from rules.uno.cards import Card
 from rules.uno.catalog import CHECKS
 from rules.uno.profile import Profile
@@ -87,6 +88,9 @@ class ProfileReplay:
         self.line_diffs: list[tuple[str, Any, Any]] = []  # this line's board differences (one finding per line)
         self.desk_removed: dict[str, Counter[Card]] = {}  # cards a differing desk took from a hand the lines gave
         self.desk_faces: set[Card] = set()  # faces a desk showed more often than the deck holds them (reported once)
+        self.unyelled: dict[str, tuple[int, Any, Any]] = {}  # player -> (seq, round, turn) of a play left on one card
+        self.unfit: str | None = None  # why the log does not fit the profile (then only that is reported)
+        self.pair_cut: str | None = None  # the player whose pair finish without the call played one card (R13)
 
     # ------------------------------------------------------------------ feeding
 
@@ -114,9 +118,45 @@ class ProfileReplay:
 
     # ------------------------------------------------------------------ one line
 
+    def _misfit(self, ev: E.Event) -> str | None:
+        """Why the log cannot be a log of this profile (a deal of another rule set, cards outside its deck, lines
+        its games never have), or ``None``: the fit test of a profile given from outside (``--ruleset``)."""
+        prof = self.profile
+        if isinstance(ev, E.FirstPlayer):
+            named = ev.ruleset
+            if isinstance(named, str):
+                try:
+                    other = P.get(named)
+                except ValueError:
+                    return f"the deal names the rule set {named!r}, which Kifu does not know"
+                if other.family != prof.family:
+                    return f"the deal names the rule set {named!r}"
+                return None  # a log of this profile: its faults are judged, not taken for another rule set's
+            if ev.white_wild is not None and prof.deck.white_wild == 0:
+                return f"the deal sets white_wild {ev.white_wild!r} (an ALGORI 2023 setting)"
+            faces = M._deck_faces(prof)
+            odd = sorted({str(c) for h in ev.hands.values() for c in h if c not in faces} |
+                         ({str(ev.first_card)} if ev.first_card is not None and ev.first_card not in faces else set()))  # fmt: skip
+            if odd:
+                return f"the deal holds cards the profile's {prof.deck.size}-card deck does not have: {', '.join(odd)}"
+        elif isinstance(ev, (E.ShuffleWild, E.SpecialLogic)):
+            return f"a {ev.kind} line: the profile's games have no such event"
+        return None
+
     def _step(self, ev: E.Event, nxt: E.Event | None) -> Frame:
         self.out = []
         s = self.state
+        if self.unfit is None and (why := self._misfit(ev)) is not None:
+            self.unfit = why
+            self.v("deal-and-first-card" if isinstance(ev, E.FirstPlayer) else "event-sequence", ev,
+                   f"the log does not fit the profile {self.profile.id}: {why}; the match is not judged under it",
+                   expected=self.profile.id, actual="another rule set")  # fmt: skip
+            found = tuple(self._stamp(v) for v in self.out)
+            self.state = M.apply(self.profile, s, ev)
+            return Frame(ev.seq, ev, s, self.state, found)
+        if self.unfit is not None:  # one finding says the log is not this profile's; nothing else is judged
+            self.state = M.apply(self.profile, s, ev)
+            return Frame(ev.seq, ev, s, self.state, ())
         prev, self._prev = self._prev, ev
         if (gap := self._gaps.pop(ev.seq, None)) is not None:
             self.v("event-sequence", ev, gap)
@@ -152,6 +192,7 @@ class ProfileReplay:
                                                            desk=None, date_ms=None, victim=loser, cards=(),
                                                            error=lost[1] if lost else ev.error))  # type: ignore[union-attr]  # fmt: skip
         self.lost_refusal = None
+        self._uno_windows(after, final=nxt is None)
         after = self._after(s, ev, after)
         self.state = after
         return Frame(ev.seq, ev, s, after, tuple(self._stamp(v) for v in self.out))
@@ -159,10 +200,12 @@ class ProfileReplay:
     def _follow_turn(self, s: GameState, ev: E.Event, nxt: E.Event | None) -> GameState:
         """An action by the player the rules give the turn to, when the log's hand-over named another seat or
         is missing: the log's fault (a next-seat or event-sequence finding), not the player's."""
-        if not isinstance(ev, TURN_LINES) or ev.player is None or ev.player == s.to_act or not s.in_round:
+        if not isinstance(ev, TURN_LINES) or ev.player is None or not s.in_round:
+            return s
+        if ev.player == s.to_act and not (M.turn_ended(s) and M.expected_next(s) == ev.player):
             return s
         if isinstance(nxt, E.Penalty) and nxt.victim == ev.player and nxt.error == "Next player invalid.":
-            return s  # the referee refused it as out of turn: judged as such
+            return s  # the referee refused it as out of turn (or as a second action in an ended turn): judged as such
         if ev.player == self.rules_turn and not M.handover_due(s):
             return s.replace(to_act=ev.player)  # the wrong next-player line is already a next-seat finding
         if M.handover_due(s) and ev.player == M.expected_next(s):
@@ -233,17 +276,28 @@ class ProfileReplay:
         self._conserve(ev, a)
         return a
 
+    def _uno_windows(self, a: GameState, *, final: bool) -> None:
+        """A missed UNO call nobody pointed out in its window (R10): a warning at the play that left one card. One
+        that was pointed out and penalised is found at the pointing, linked to the penalty (an error)."""
+        for p, (seq, rnd, turn) in list(self.unyelled.items()):
+            if not final and a.in_round and a.pointable == p:
+                continue
+            del self.unyelled[p]
+            self.v("uno-call-missed", self._prev, f"{p} went down to one card without the UNO call (nobody pointed it "  # type: ignore[arg-type]
+                   "out)", player=p, expected="yell_uno true", actual="no call", seq=seq, round_no=rnd, turn_no=turn)  # fmt: skip
+
     # ------------------------------------------------------------------ findings
 
     def v(self, code: str, ev: E.Event, message: str, *, player: Any = None, expected: Any = None,
-          actual: Any = None, penalty_seq: int | None = None, seq: int | None = None) -> None:  # fmt: skip
+          actual: Any = None, penalty_seq: int | None = None, seq: int | None = None, severity: str | None = None,
+          round_no: Any = None, turn_no: Any = None) -> None:  # fmt: skip
         check = CHECKS[code]
         s = self.state
         self.out.append(Violation(
-            code=code, family=check.family, severity=check.severity, message=message,
+            code=code, family=check.family, severity=severity or check.severity, message=message,
             seq=seq if seq is not None else ev.seq,
-            round_no=ev.round_no if ev.round_no is not None else s.round_no,
-            turn_no=ev.turn_no if ev.turn_no is not None else s.turn_no,
+            round_no=round_no if round_no is not None else ev.round_no if ev.round_no is not None else s.round_no,
+            turn_no=turn_no if turn_no is not None else ev.turn_no if ev.turn_no is not None else s.turn_no,
             player=player if isinstance(player, str) else None,
             expected=None if expected is None else str(expected), actual=None if actual is None else str(actual),
             penalty_seq=penalty_seq,
@@ -285,10 +339,13 @@ class ProfileReplay:
             (f" (stack {_stack_text(s.stack)})" if s.stack else "")  # fmt: skip
         if not self._action(s, ev, nxt, f"play-card {what}") or isinstance(nxt, E.Penalty) and nxt.victim == ev.player:
             return
-        if M.pair_cut(self.profile, s, ev):
+        if M.pair_cut(self.profile, s, ev):  # R13: one card played, no penalty (so no missed-call finding either)
             self.v("pair-finish-uno", ev, f"pair {ev.card} + {ev.pair} would finish without the UNO call: only one "
-                   "card is played", player=ev.player, expected="yell_uno true", actual="no call")  # fmt: skip
-        self._after_play(s, ev, ev.card, None if M.pair_cut(self.profile, s, ev) else ev.pair, ev.yell_raw)
+                   "card is played (no penalty)", player=ev.player, expected="yell_uno true", actual="no call")  # fmt: skip
+            self._after_play(s, ev, ev.card, None, True)
+            self.pair_cut = ev.player
+            return
+        self._after_play(s, ev, ev.card, ev.pair, ev.yell_raw)
 
     def _play_draw(self, s: GameState, ev: E.PlayDrawCard, nxt: E.Event | None) -> None:
         what = f"play-draw-card is_play_card={ev.is_play_raw!r} (drawn {s.drawn_card})"
@@ -301,6 +358,8 @@ class ProfileReplay:
             self._after_play(s, ev, s.drawn_card, None, ev.yell_raw)
 
     def _after_play(self, s: GameState, ev: Any, card: Card, pair: Card | None, yell: Any) -> None:
+        if self.pair_cut == ev.player:
+            self.pair_cut = None
         hand = list(s.hand(ev.player))
         for c in (card, pair):
             if c is not None and c in hand:
@@ -310,9 +369,9 @@ class ProfileReplay:
                     (not s.stack or c.special == "draw_2")]  # fmt: skip
             self.v("wd4-bluff", ev, f"wild draw 4 on {s.top} while holding {_cards(held)} of that colour",
                    player=ev.player, expected="no card of the current colour", actual=_cards(held))  # fmt: skip
-        if len(hand) == 1 and not truthy(yell):
-            self.v("uno-call-missed", ev, f"{ev.player} went down to one card without the UNO call",
-                   player=ev.player, expected="yell_uno true", actual="no call")  # fmt: skip
+        if len(hand) == 1 and not truthy(yell):  # judged when pointed out, or when its window closes (_uno_windows)
+            self.unyelled[ev.player] = (ev.seq, ev.round_no if ev.round_no is not None else s.round_no,
+                                        ev.turn_no if ev.turn_no is not None else s.turn_no)  # fmt: skip
 
     def _draw(self, s: GameState, ev: E.DrawCard, nxt: E.Event | None) -> None:
         p = ev.player
@@ -433,20 +492,30 @@ class ProfileReplay:
         t = ev.target
         valid = isinstance(t, str) and t == s.pointable and len(s.hand(t)) == 1 and not s.yell.get(t, False)
         penalised = isinstance(nxt, E.Penalty) and nxt.error == "Did not say uno."
+        if valid and penalised and nxt.victim == t and t in self.unyelled:  # type: ignore[union-attr]
+            # the referee's penalty for the missed call (R10): the player's foul, found at the play, linked to it
+            seq, rnd, turn = self.unyelled.pop(t)
+            self.v("uno-call-missed", ev, f"{t} went down to one card without the UNO call; pointed out by "
+                   f"{ev.player} and penalised", player=t, expected="yell_uno true", actual="no call", seq=seq,
+                   round_no=rnd, turn_no=turn, penalty_seq=nxt.seq, severity=ERROR)  # type: ignore[union-attr]  # fmt: skip
         if valid and not (penalised and nxt.victim == t):  # type: ignore[union-attr]
             self.v("uno-pointing-outcome", ev, f"{ev.player} pointed out {t}'s missed UNO call in time, but "
                    f"{'the penalty went to ' + str(nxt.victim) if penalised else 'no penalty followed'}",  # type: ignore[union-attr]
-                   expected=f"Did not say uno. on {t}", actual="other")  # fmt: skip
+                   expected=f"Did not say uno. on {t}", actual="other",
+                   penalty_seq=nxt.seq if penalised else None)  # type: ignore[union-attr]  # fmt: skip
         elif not valid and not penalised:
             why = "called UNO" if isinstance(t, str) and s.yell.get(t) else \
-                "does not hold one card" if len(s.hand(t)) != 1 else "can no longer be pointed out (a card was discarded since)"
+                "does not hold one card" if len(s.hand(t)) != 1 else \
+                "finished a pair without the call: one card was played and the rules give no penalty (R13)" \
+                if t == self.pair_cut else "can no longer be pointed out (a card was discarded since)"
             self.v("pointing-without-effect", ev, f"{ev.player} pointed at {t}, who {why}: no effect",
                    player=ev.player, expected="a missed call in its window", actual=why)  # fmt: skip
         elif not valid and penalised:
-            self.v("uno-pointing-outcome", ev, f"{ev.player} pointed at {t}, who "
-                   f"{'called UNO' if isinstance(t, str) and s.yell.get(t) else 'cannot be pointed out now'}, "
-                   f"yet {nxt.victim} was penalised", player=nxt.victim,  # type: ignore[union-attr]
-                   expected="no penalty", actual="Did not say uno.")  # fmt: skip
+            why = "called UNO" if isinstance(t, str) and s.yell.get(t) else "finished a pair without the call " \
+                "(ペナルティはない, R13)" if t == self.pair_cut and t == nxt.victim else "cannot be pointed out now"  # type: ignore[union-attr]
+            self.v("uno-pointing-outcome", ev, f"{ev.player} pointed at {t}, who {why}, yet {nxt.victim} was "  # type: ignore[union-attr]
+                   "penalised", player=nxt.victim, expected="no penalty", actual="Did not say uno.",  # type: ignore[union-attr]
+                   penalty_seq=nxt.seq)  # type: ignore[union-attr]  # fmt: skip
         if ev.hand and isinstance(t, str) and Counter(ev.hand) != Counter(s.hand(t)):
             self.v("snapshot-mismatch", ev, f"pointed-not-say-uno shows {t}'s hand {_cards(ev.hand)}, replayed "
                    f"{_cards(s.hand(t))}", expected=_cards(s.hand(t)), actual=_cards(ev.hand), player=t)  # fmt: skip
@@ -484,6 +553,7 @@ class ProfileReplay:
 
     def _first(self, s: GameState, ev: E.FirstPlayer, nxt: E.Event | None) -> None:
         prof = self.profile
+        self.pair_cut = None
         if s.in_round:
             self.v("event-sequence", ev, f"round {s.round_no} never finished (no finish-turn)")
         lo, hi = prof.players
@@ -560,10 +630,15 @@ class ProfileReplay:
         self._stack_field(ev, ev.draw_stack, s.stack)
 
     def _color_request(self, s: GameState, ev: E.ColorChangeRequest, nxt: E.Event | None) -> None:
-        if s.gate != "color" or (ev.chooser is not None and ev.chooser != s.chooser):
-            self.v("event-sequence" if s.gate != "color" else "echo-fields", ev,
-                   f"color-change-request asks {ev.chooser}; {'no colour is to be chosen' if s.gate != 'color' else s.chooser + ' chooses'}",
+        if s.gate != "color":
+            self.v("event-sequence", ev, f"color-change-request asks {ev.chooser}; no colour is to be chosen",
                    expected=s.chooser, actual=ev.chooser)  # fmt: skip
+        elif ev.chooser is not None and ev.chooser != s.chooser:
+            # the referee asked the wrong player (R5): its fault; the player who answers the request is not at fault
+            known = isinstance(ev.chooser, str) and ev.chooser in s.hands
+            self.v("next-seat" if known else "echo-fields", ev, f"color-change-request asks {ev.chooser} for the "
+                   f"colour of the first-card wild; the rules give the choice to {s.chooser}", expected=s.chooser,
+                   actual=ev.chooser)  # fmt: skip
 
     def _color(self, s: GameState, ev: E.ColorOfWild, nxt: E.Event | None) -> None:
         if s.color_echo is not None and not (s.gate == "color" and s.chooser == ev.player):

@@ -54,6 +54,23 @@ def handover_due(s: GameState) -> bool:
     return s.prev_actor == s.to_act
 
 
+def turn_ended(s: GameState) -> bool:
+    """The player to act has done what the rules allow a turn and may do nothing more before the hand-over.
+
+    The turn state machine of a profile (JUA, docs/rules/jua.md R8, R14, R19): a turn is one of
+
+    * a play (a card or a pair; a wild then only its colour) — the turn ends;
+    * a draw: a drawn card that cannot be played joins the hand and the turn ends; a playable one
+      opens the drawn-card window (``gate == "play-draw"``), where only that card may be played or
+      kept (元の手札からはカードを出すことはできない) — either ends the turn; a second draw is refused;
+    * a draw of the pending stack — the turn ends (手番はそこで終了し、場にカードを捨てることはできない);
+    * a challenge — the turn ends (the offender replays first after a success);
+    * a penalty that costs the turn.
+
+    After that only the hand-over may follow: a play or a draw by the same player is refused."""
+    return handover_due(s) and s.to_act is not None and (s.prev_actor == s.to_act or s.renotify is not None)
+
+
 def expected_next(s: GameState) -> str | None:
     """Who the rules give the next turn to."""
     if s.renotify is not None:
@@ -70,6 +87,8 @@ def refusal(profile: Profile, s: GameState, ev: E.Event) -> tuple[str, str] | No
     ``pair-finish-uno`` is not a refusal: the play is accepted with one card (see :func:`pair_cut`).
     """
     p = ev.player
+    if isinstance(ev, (E.PlayCard, E.DrawCard)) and p is not None and p == s.to_act and turn_ended(s):
+        return "turn-owner", "Next player invalid."  # the turn is over: the next player acts next (R8, R14)
     if isinstance(ev, E.PlayCard):
         if p != s.to_act or s.gate == "color":
             return "turn-owner", "Next player invalid."
@@ -108,6 +127,8 @@ def refusal(profile: Profile, s: GameState, ev: E.Event) -> tuple[str, str] | No
             return "turn-owner", "Next player invalid."
         if s.must_play == p:
             return "challenge-must-play", "Card play is required."
+        if s.gate == "play-draw":  # one draw a turn: the drawn card is played or kept (R8)
+            return "play-draw-allowed", "Only the drawn card may be played."
         return None
     if isinstance(ev, E.Challenge):
         if not truthy(ev.is_challenge_raw):
@@ -155,7 +176,9 @@ def fits(profile: Profile, s: GameState, card: Card) -> bool:
 
 
 def pair_cut(profile: Profile, s: GameState, ev: E.PlayCard) -> bool:
-    """A pair that would empty the hand without the UNO call: only its first card is played (JUA ◆)."""
+    """A pair that would empty the hand without the UNO call: only its first card is played (JUA ◆最後に2枚の
+    同一カードを出してあがる…ウノコールをしていなかった場合はペナルティはないが、あがることもできず、カードは1枚のみしか
+    捨てることはできない). There is no penalty: the player left on one card cannot be pointed at for it."""
     return ev.pair_raw is not None and profile.uno.pair_finish_needs_call and len(s.hand(ev.player)) == 2 \
         and not truthy(ev.yell_raw)  # fmt: skip
 
@@ -165,7 +188,7 @@ def legal(profile: Profile, s: GameState, player: str) -> list[dict[str, Any]]:
     hand = s.hand(player)
     if s.gate == "color":
         return [{"action": "color"}] if s.chooser == player else []
-    if player != s.to_act:
+    if player != s.to_act or turn_ended(s):
         return []
     if s.gate == "play-draw":
         return [{"action": "play_drawn", "play": True}, {"action": "play_drawn", "play": False}]
@@ -287,8 +310,9 @@ def played(profile: Profile, s: GameState, player: str, card: Card, pair: Card |
 def _play(profile: Profile, s: GameState, ev: E.PlayCard) -> GameState:
     if ev.rejected is not None or ev.card is None or ev.player is None:
         return s
-    pair = None if pair_cut(profile, s, ev) else ev.pair
-    return played(profile, s, ev.player, ev.card, pair, ev.color_raw, ev.yell_raw)
+    if pair_cut(profile, s, ev):  # one card played, no penalty (so no pointing either)
+        return played(profile, s, ev.player, ev.card, None, ev.color_raw, ev.yell_raw).replace(pointable=None)
+    return played(profile, s, ev.player, ev.card, ev.pair, ev.color_raw, ev.yell_raw)
 
 
 def _play_draw(profile: Profile, s: GameState, ev: E.PlayDrawCard) -> GameState:
@@ -365,7 +389,10 @@ def _penalty(profile: Profile, s: GameState, ev: E.Penalty) -> GameState:
 
 
 def _color_request(profile: Profile, s: GameState, ev: E.ColorChangeRequest) -> GameState:
-    chooser = s.chooser if isinstance(s.chooser, str) else ev.chooser if isinstance(ev.chooser, str) else None
+    """The referee asks a player for a colour: that player answers (a request of the wrong player is the
+    referee's fault, judged apart; the player who answers the request is not at fault)."""
+    asked = ev.chooser if isinstance(ev.chooser, str) and ev.chooser in s.hands else None
+    chooser = asked or (s.chooser if isinstance(s.chooser, str) else None)
     return s.replace(gate="color", chooser=chooser)
 
 

@@ -25,7 +25,11 @@ Version history of the ALGORI profiles (bump the version whenever a check's beha
   player's; every field of every dealer line compared; the replay follows the log after a
   divergence (one finding per cause).
 
-Version history of ``jua-2016``: ``1.0`` — first release (docs/rules/jua.md).
+Version history of ``jua-2016``: ``1.0`` — first release (docs/rules/jua.md). ``1.1`` — one action a turn (a
+second play or draw in an ended turn is the player's ``turn-owner``); a pair finish without the UNO call has
+no penalty (R13); a first-card wild's colour asked of the wrong player is the referee's ``next-seat``; a
+missed UNO call pointed out and penalised is an error linked to its penalty; a log that does not fit the
+profile gets one finding and is not judged further.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from rules.uno.state import playable
 
 GAME = "algori-uno"
 VERSION = "1.2"
-JUA_VERSION = "1.0"
+JUA_VERSION = "1.1"
 
 #: Which audit judges a profile's logs: the ALGORI 2023 dealer's (its program's documented
 #: behaviour, error texts, timers and departures from its rules), or the profile audit, which

@@ -479,10 +479,13 @@ def test_pair_finish_with_uno_call():
 
 def test_pair_finish_without_uno_call():
     """◆ウノコールをしていなかった場合はペナルティはないが、あがることもできず、カードは1枚のみしか捨てることはできない。"""
-    # The referee plays one b8 (no penalty); B, now on one card without a call, is pointed at (R13).
+    # The referee plays one b8 and gives no penalty (ペナルティはない, R13): B, now on one card, cannot be
+    # penalised for the missing call, so a "Did not say uno." penalty after A's pointing is the referee's
+    # fault (uno-pointing-outcome), not B's. (This case used to expect uno-call-missed against B, the old
+    # reading of R13 that let B be pointed at; the text says there is no penalty.)
     log = two(B="rS rR gR gS bS b8 b8").next("B").chain("B", "rS rR gR gS bS")
     log.play("B", "b8", pair="b8", only_one=True).next("A").point("A", "B").penalty("B", NO_UNO)
-    check(log, ("pair-finish-uno", "B"), ("uno-call-missed", "B"))
+    check(log, ("pair-finish-uno", "B"), "uno-pointing-outcome")
 
 
 # =============================================================================================
