@@ -213,7 +213,7 @@ MAX_SEARCH_TURN = 1000
 MAX_SEARCH_CELLS = 1_000_000
 MAX_FRUITLESS = 2
 LOOKAHEAD = 10_000  # turns after a divergence a repair must explain: every one the log holds
-INFER_AHEAD = 3  # logged turns after a turn (or rows) the log does not hold that its inferred actions must fit
+INFER_AHEAD = 5  # logged turns after a turn (or rows) the log does not hold that its inferred actions must fit
 INFER_SWEEPS = 2  # passes over the agents choosing them
 NEIGHBOURS = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dx, dy) != (0, 0))
 
@@ -518,7 +518,9 @@ class _Follower:
             return n
 
         chosen: dict[tuple[int, int], Action | None] = {(p, i): None for p in teams for i in range(len(server.agents[p]))}
-        guesses = {key: self._guesses(server, *key, ahead) for key in chosen}
+        aimed = {(a.x, a.y) for row, codes in zip(turn.actions, turn.res, strict=True)
+                 for a, res in zip(row, codes, strict=False) if res in (CONFLICT, REVERT)}  # fmt: skip
+        guesses = {key: self._guesses(server, *key, ahead, aimed) for key in chosen}
         best = distance(chosen)
         for _sweep in range(INFER_SWEEPS):
             before = best
@@ -539,26 +541,44 @@ class _Follower:
         return _Candidate(label, cs, cw, couts, turn=read, teams=teams)
 
     @staticmethod
-    def _guesses(board: Board, p: int, agent: int, ahead: tuple[Turn, ...]) -> list[Action | None]:
+    def _guesses(board: Board, p: int, agent: int, ahead: tuple[Turn, ...],
+                 aimed: set[tuple[int, int]]) -> list[Action | None]:  # fmt: skip
         """What an agent may have done in a turn the log does not hold: nothing, a MOVE to a neighbour that
-        is not another team's wall, a REMOVE of a neighbouring wall; an unplaced agent a PUT next to the
-        target of its next logged MOVE or REMOVE the server did not refuse as illegal."""
+        is not another team's wall, a REMOVE of a neighbouring wall, a PUT if it is unplaced.  Its next
+        logged MOVE or REMOVE that the server did not refuse as illegal (result 0, 1 or 2) shows it standing
+        next to that target: only what leaves it there is guessed (a PUT only next to it) — and, as those
+        do not move it, an action at a cell where the turn's logged actions conflicted or were sent back
+        (``aimed``)."""
         x, y = board.agents[p][agent]
-        if (x, y) != UNPLACED:
-            cells = [(x + dx, y + dy) for dx, dy in NEIGHBOURS if board.inside(x + dx, y + dy)]
-            return [None, *(Action(agent, MOVE, cx, cy) for cx, cy in cells
-                            if board.tile(cx, cy)[0] != WALL or board.tile(cx, cy)[1] == p),
-                    *(Action(agent, REMOVE, cx, cy) for cx, cy in cells if board.tile(cx, cy)[0] == WALL)]  # fmt: skip
+        target = None
         for later in ahead:
             row = later.actions[p] if p < len(later.actions) else ()
             codes = later.res[p] if p < len(later.res) else ()
-            for a, res in zip(row, codes, strict=False):
-                if a.agent_id == agent:
-                    if a.type in (MOVE, REMOVE) and res in (SUCCESS, CONFLICT, REVERT):
-                        return [None, *(Action(agent, PUT, a.x + dx, a.y + dy) for dx, dy in NEIGHBOURS
-                                        if board.inside(a.x + dx, a.y + dy))]  # fmt: skip
-                    return [None]
-        return [None]
+            mine = [(a, res) for a, res in zip(row, codes, strict=False) if a.agent_id == agent]
+            if mine:
+                a, res = mine[0]
+                if a.type in (MOVE, REMOVE) and res in (SUCCESS, CONFLICT, REVERT):
+                    target = (a.x, a.y)
+                break
+        if (x, y) == UNPLACED:
+            cells = [xy for xy in aimed if board.inside(*xy)]
+            if target is not None:
+                cells += _around(board, target)
+            return [None, *(Action(agent, PUT, cx, cy) for cx, cy in cells)]
+        stays = target is None or _neighbour((x, y), target)
+        out: list[Action | None] = [None] if stays else []
+        for cx, cy in _around(board, (x, y)):
+            kind, owner = board.tile(cx, cy)
+            if (kind != WALL or owner == p) and (target is None or _neighbour((cx, cy), target) or (cx, cy) in aimed):
+                out.append(Action(agent, MOVE, cx, cy))
+            if kind == WALL and (stays or (cx, cy) in aimed):
+                out.append(Action(agent, REMOVE, cx, cy))
+        return out or [None]
+
+
+def _around(board: Board, xy: tuple[int, int]) -> list[tuple[int, int]]:
+    """The neighbouring cells of ``xy`` on the field."""
+    return [(xy[0] + dx, xy[1] + dy) for dx, dy in NEIGHBOURS if board.inside(xy[0] + dx, xy[1] + dy)]
 
 
 def _distance(turn: Turn, after: Board, outs: list[list[Outcome]]) -> int:
