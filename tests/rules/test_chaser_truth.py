@@ -91,12 +91,11 @@ def test_one_changed_or_deleted_action_line_never_blames_the_other_player(name: 
     lines = text.split("\n")
     actions = [i for i, line in enumerate(lines) if ACTION.search(line)]
     step = max(1, len(actions) // 60)  # about 60 lines of each game, both players, the whole game long
-    names = {"COOL": parse_log(text).cool_name, "HOT": parse_log(text).hot_name}
     tried = 0
     for i in actions[::step]:
         m = ACTION.search(lines[i])
         assert m is not None
-        other = names["HOT" if m.group(1) == "COOL" else "COOL"]
+        other = "HOT" if m.group(1) == "COOL" else "COOL"  # findings name a player by its side
         turned = lines[i].replace(m.group(0), m.group(0).replace(m.group(3), OTHER_DIRECTION[m.group(3)]))
         for changed in ([*lines[:i], turned, *lines[i + 1:]], [*lines[:i], *lines[i + 1:]]):
             new = new_findings(text, "\n".join(changed))
