@@ -24,10 +24,11 @@ action whose block is whole, and nothing from the bad line on.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 FLOOR, TARGET, BLOCK, ITEM = 0, 1, 2, 3
 TEAMS = ("COOL", "HOT")
@@ -395,11 +396,15 @@ def _parse(text: str, stop: Cut | None, bad: dict[int, str] | None = None) -> Ch
     cut = stop
     mended: list[Mended] = []
     last: int | None = None  # the last line the server writes (found at the first bad line)
+    stamps: list[tuple[int, str]] = []  # (line, timestamp) of the lines read where they are
     i = 1
     while i < len(lines):
         no, raw = i + 1, lines[i]
         why = _feed(reader, no, raw, bad)
         if why is None:
+            ts = _TS.match(raw.strip())
+            if ts is not None and not _QT.match(raw.strip()[ts.end():]):  # a game line (not a Qt message)
+                stamps.append((no, ts.group(1)))
             i += 1
             continue
         if no == len(lines) and mid_line:
@@ -413,7 +418,58 @@ def _parse(text: str, stop: Cut | None, bad: dict[int, str] | None = None) -> Ch
             break
         reader, i, m = fix
         mended.append(m)
-    return reader.finish(cut, mended)
+    log = reader.finish(cut, mended)
+    late = _stamps_out_of_order(log, stamps)
+    return replace(log, mended=log.mended + (late,)) if late is not None else log
+
+
+MAX_STAMPS_LISTED = 3  # lines out of time order named one by one in the finding
+
+
+def _stamps_out_of_order(log: ChaserLog, stamps: list[tuple[int, str]]) -> Mended | None:
+    """The server stamps its lines as it writes them, so the stamps never go back.  The lines outside a
+    longest run of stamps in time order are out of order: one finding at the first of them (the log is
+    read as it is; a line's stamp says nothing about what a player did)."""
+    if not stamps:
+        return None
+    tails: list[str] = []  # the smallest last stamp of a run of each length
+    ends: list[int] = []  # ... and the index of that line
+    before = [-1] * len(stamps)  # the line before it in its run
+    for k, (_no, stamp) in enumerate(stamps):
+        n = bisect.bisect_right(tails, stamp)
+        if n == len(tails):
+            tails.append(stamp)
+            ends.append(k)
+        else:
+            tails[n], ends[n] = stamp, k
+        before[k] = ends[n - 1] if n else -1
+    kept, k = set(), ends[-1]
+    while k >= 0:
+        kept.add(k)
+        k = before[k]
+    out = [k for k in range(len(stamps)) if k not in kept]
+    if not out:
+        return None
+    no, stamp = stamps[out[0]]
+    prev = next((stamps[j] for j in range(out[0] - 1, -1, -1) if j in kept), None)
+    nxt = next((stamps[j] for j in range(out[0] + 1, len(stamps)) if j in kept), None)
+    around = " and ".join(f"{_stamp(s)} (line {n})" for n, s in (prev, nxt) if n is not None)  # type: ignore[misc]
+    what = f"stamped {_stamp(stamp)}, out of time order with the lines around it ({around})"
+    if len(out) > 1:
+        listed = ", ".join(str(stamps[j][0]) for j in out[1:MAX_STAMPS_LISTED + 1])
+        more = f" and {len(out) - 1 - MAX_STAMPS_LISTED} more" if len(out) - 1 > MAX_STAMPS_LISTED else ""
+        what += f"; so are line{'s' if len(out) > 2 else ''} {listed}{more}"
+    actions = [e for e in log.entries if e.kind == "action"]
+    at = next((e for e in log.entries if e.line == no), None)  # a 3×3 line concerns the action before it
+    seq = sum(1 for e in actions if e.line < no) + (0 if at is not None and at.kind == "digits" else 1)
+    turn = sum(1 for e in log.entries if e.kind == "round" and e.line < no)
+    return Mended(no, f"{what}: the server writes its lines in time order; the log is read as it is",
+                  "chaser-log-line", None, turn, seq if seq <= len(actions) else None)  # the server's stamp: no player's
+
+
+def _stamp(s: str) -> str:
+    """yyyyMMddhhmmss as the date and time it is."""
+    return f"{s[:4]}-{s[4:6]}-{s[6:8]} {s[8:10]}:{s[10:12]}:{s[12:]}"
 
 
 def _feed(r: _Reader, no: int, raw: str, bad: dict[int, str]) -> str | None:

@@ -54,6 +54,9 @@ class Turn:
     actions: tuple[tuple[Action, ...], ...]
     res: tuple[tuple[int | None, ...], ...]
     points: tuple[tuple[int, int] | None, ...]  # (area, wall) per player
+    #: the number of player rows the log holds for the turn (fewer than the players: the rows past it are
+    #: padded as sending nothing); not compared, so a game's content hash stays as it was
+    rows: int | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,7 +292,7 @@ def from_v1(doc: Any) -> GameLog:
     log = _list(d.get("log") or [], "log", MAX_TURNS)
     if log and pts is None:
         raise GameLogError("the game has a log but no field")
-    if len(players) > n_player:  # the players listed are the game's: trust them
+    if len(players) > n_player or (log and players and len(players) < n_player):  # the players listed are the game's
         notes.append(LogNote("kakomimasu-player-count", 1 if log else None,
                              f"nPlayer is {n_player}, but the game lists {len(players)} players; "
                              f"replayed with {len(players)}", expected=str(len(players)), actual=str(n_player)))  # fmt: skip
@@ -305,18 +308,22 @@ def from_v1(doc: Any) -> GameLog:
         also = f" ({len(odd)} turns do not have {len(players)})" if len(odd) > 1 else ""
         notes.append(LogNote("kakomimasu-player-count", t,
                              f"log turn {t} has {n} player row{'' if n == 1 else 's'}, the game has {len(players)} players{also}; "
-                             "a missing player is replayed as sending nothing, rows past the players are not replayed",
+                             "a missing player's actions are taken from the turns after (else it sends nothing), "
+                             "rows past the players are not replayed",
                              expected=str(len(players)), actual=str(n)))  # fmt: skip
     n_agent = _agent_count(n_agent, final_agents, turns, notes)
     if total is not None and len(turns) > max(total, 0):
         turns = _extra_turns(turns, total, notes)
+    status = _opt_str(d.get("status"), "status")
+    counter = _opt_int(d.get("turn"), "turn", 0, MAX_TURNS)
+    _turn_counter(counter, status, total, len(log), notes)
     if bad_tiles is not None:
         notes.append(LogNote("kakomimasu-final-tiles", len(turns) or None,
                              f"{bad_tiles}: they are not compared with the replay"))  # fmt: skip
     return GameLog(
         game_id=gid, format=V1, name=_opt_str(d.get("name"), "name"), kind=_opt_str(d.get("type"), "type"),
-        status=_opt_str(d.get("status"), "status"), width=w, height=h, points=pts, n_player=n_player,
-        n_agent=n_agent, total_turn=total, turn=_opt_int(d.get("turn"), "turn", 0, MAX_TURNS),
+        status=status, width=w, height=h, points=pts, n_player=n_player,
+        n_agent=n_agent, total_turn=total, turn=counter,
         started_at=_opt_num(d.get("startedAtUnixTime"), "startedAtUnixTime"),
         operation_sec=_opt_num(d.get("operationSec"), "operationSec"),
         transition_sec=_opt_num(d.get("transitionSec"), "transitionSec"),
@@ -354,6 +361,22 @@ def _agent_count(n_agent: int, final_agents: list[tuple[tuple[int, int], ...]], 
                          + f"; replayed with {shown} agents per player",
                          expected=str(shown), actual=str(n_agent)))  # fmt: skip
     return shown
+
+
+def _turn_counter(counter: int | None, status: str | None, total: int | None, logged: int, notes: list[LogNote]) -> None:
+    """The top-level ``turn`` against the turns logged: an ended game is at its last logged turn, a game
+    still playing at the turn after it.  A counter that agrees with ``totalTurn`` is left to the turns
+    check (a log short of turns: a missing turn, reported where it is missing); one note, with the
+    end-of-game findings."""
+    if counter is None or status not in ("ended", "gaming"):
+        return
+    playing = logged + (status == "gaming")
+    if counter == playing or (status == "ended" and counter == total):
+        return
+    notes.append(LogNote("kakomimasu-turns", None,
+                         f"the game is {status} at turn {counter}, but its log holds {logged} turn{'' if logged == 1 else 's'}"
+                         + (f" (totalTurn {total})" if total is not None else "")
+                         + f": turn {playing} expected", expected=str(playing), actual=str(counter)))  # fmt: skip
 
 
 def _extra_turns(turns: list[Turn], total: int, notes: list[LogNote]) -> list[Turn]:
@@ -403,7 +426,7 @@ def _v1_turn(entry: Any, t: int, n_players: int) -> tuple[Turn, int]:
         actions.append(())
         res.append(())
         points.append(None)
-    return Turn(tuple(actions[:n_players]), tuple(res[:n_players]), tuple(points[:n_players])), len(rows)
+    return Turn(tuple(actions[:n_players]), tuple(res[:n_players]), tuple(points[:n_players]), len(rows)), len(rows)
 
 
 # ---- 2020 snapshots ------------------------------------------------------------------------

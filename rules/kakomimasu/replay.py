@@ -14,12 +14,13 @@ against the replayed board.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import permutations
 from dataclasses import dataclass, field, replace
 
 from rules.core import Violation
 from rules.kakomimasu.checks import BY_RESULT, CHECKS
 from rules.kakomimasu.engine import (
-    ACTION_TYPES, ILLEGAL_ACTION, MOVE, NONE, PUT, REMOVE, RESULTS, REVERT, SUCCESS, UNPLACED, WALL, Action, Board,
+    ACTION_TYPES, CONFLICT, ILLEGAL_ACTION, MOVE, NONE, PUT, REMOVE, RESULTS, REVERT, SUCCESS, UNPLACED, WALL, Action, Board,
     Outcome, points, ranking, step, step_as_logged, step_both,
 )  # fmt: skip
 from rules.kakomimasu.game import LEGACY, GameLog, Snapshot, Turn
@@ -100,6 +101,8 @@ def describe_action(a: Action) -> str:
 class _Judge:
     def __init__(self, game: GameLog, match_id: str | None, codes: list[str]) -> None:
         self.game, self.match_id, self.codes = game, match_id, codes
+        #: (code, turn) of notes a finding of the replay takes the place of (it says more)
+        self.replaced: set[tuple[str, int]] = set()
 
     def v(self, code: str, message: str, turn: int | None, player: int | None = None,
           expected: str | None = None, actual: str | None = None) -> Violation:  # fmt: skip
@@ -177,7 +180,7 @@ def replay(game: GameLog, *, match_id: str | None = None, summary: Summary | Non
         notes.setdefault(n.turn, []).append(judge.v(n.code, n.message, n.turn, n.player, n.expected, n.actual))
     frames = _replay_snapshots(game, judge, summary) if game.format == LEGACY else _replay_v1(game, judge, summary)
     for frame in frames:
-        found = notes.pop(frame.turn, None)
+        found = [v for v in notes.pop(frame.turn, ()) if (v.code, v.turn_no) not in judge.replaced]
         yield replace(frame, violations=tuple(found) + frame.violations) if found else frame
     summary.end_violations[:0] = [v for vs in notes.values() for v in vs]  # no frame of their turn: at the end
     final = summary.final
@@ -210,6 +213,8 @@ MAX_SEARCH_TURN = 1000
 MAX_SEARCH_CELLS = 1_000_000
 MAX_FRUITLESS = 2
 LOOKAHEAD = 10_000  # turns after a divergence a repair must explain: every one the log holds
+INFER_AHEAD = 5  # logged turns after a turn (or rows) the log does not hold that its inferred actions must fit
+INFER_SWEEPS = 2  # passes over the agents choosing them
 NEIGHBOURS = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dx, dy) != (0, 0))
 
 
@@ -218,12 +223,17 @@ class _Candidate:
     """One way to take a turn: the rules on the logged actions, the log's own results, or the rules
     on the logged actions with one of them changed (``change``: player, index, new action or None)."""
 
-    label: str  # 'rules' | 'log' | 'retarget' | 'drop' | 'relocate' | 'insert'
+    label: str  # 'rules' | 'log' | 'retarget' | 'drop' | 'relocate' | 'insert' | 'swap' | 'gap' | 'rows'
     server: Board
     written: Board
     outcomes: list[list[Outcome]] | None  # None for 'log'
     change: tuple[int, int, Action | None] | None = None
     mover: int = -1  # 'relocate': the team of the agent that stood elsewhere (``change[2]`` holds where)
+    #: 'swap' / 'rows': the turn as read again (two teams' rows exchanged; the rows a turn holds given to
+    #: other teams, the missing teams' actions inferred)
+    turn: Turn | None = None
+    #: 'swap': the two teams; 'gap' / 'rows': the teams whose actions were inferred
+    teams: tuple[int, ...] = ()
 
     def index(self, p: int, j: int) -> int | None:
         """The candidate's index of the logged action (p, j); None for the changed one."""
@@ -262,11 +272,11 @@ class _Follower:
     def after(self, c: _Candidate) -> Board:
         return c.server if self.shared else c.written
 
-    def lookahead(self, t: int, c: _Candidate, cap: int | None = None) -> int:
+    def lookahead(self, t: int, c: _Candidate, cap: int | None = None, turns: int = LOOKAHEAD) -> int:
         """How many logged results and points of the turns after ``t`` the rules contradict from the
-        candidate on (counting stops past ``cap``)."""
+        candidate on (counting stops past ``cap``; ``turns``: that many turns)."""
         server, written, n = c.server, c.written, 0
-        for turn in self.game.turns[t:t + LOOKAHEAD]:
+        for turn in self.game.turns[t:t + turns]:
             self.budget -= 1
             server, written, outs = step_both(server, written, [list(a) for a in turn.actions])
             n += _misfit(turn, server if self.shared else written, outs)
@@ -274,8 +284,8 @@ class _Follower:
                 break
         return n
 
-    def take(self, t: int, server: Board, written: Board,
-             done: tuple[Board, Board, list[list[Outcome]]] | None = None) -> tuple[_Candidate, _Candidate]:
+    def take(self, t: int, server: Board, written: Board, done: tuple[Board, Board, list[list[Outcome]]] | None = None,
+             turn: Turn | None = None) -> tuple[_Candidate, _Candidate]:
         """(the rules on the logged actions, the candidate the replay goes on from).
 
         Where the rules contradict the turn's logged results or points and the turns after, the
@@ -283,8 +293,8 @@ class _Follower:
         dropped), the agent of a refused action standing elsewhere on its own wall (a move the log
         does not hold), an action for an agent the log gives none.  The first that fits the turn and
         the turns after wins; else the one that contradicts the fewest (the rules on ties).  ``done``:
-        the rules' turn from these boards, already replayed."""
-        turn = self.game.turns[t - 1]
+        the rules' turn from these boards, already replayed; ``turn``: the logged turn as read again."""
+        turn = turn or self.game.turns[t - 1]
         acts = [list(a) for a in turn.actions]
         s, w, outs = done if done is not None else step_both(server, written, acts)
         rules = _Candidate("rules", s, w, outs)
@@ -303,7 +313,7 @@ class _Follower:
                 if self.budget <= 0 or len(cands) >= MAX_SEARCH_TURN:
                     break
                 self.budget -= 1
-                pending.append((_misfit(turn, self.after(c), c.outcomes, c), len(cands), c))
+                pending.append((_misfit(c.turn or turn, self.after(c), c.outcomes, c), len(cands), c))
                 cands.append(c)
             pending.sort(key=lambda b: (b[0], b[1]))
             # ... then against the turns after: those that fit the turn now, the others after the last group
@@ -321,7 +331,10 @@ class _Follower:
                     outs: list[list[Outcome]]) -> Iterator[Iterator[_Candidate]]:  # fmt: skip
         """The candidates in groups, each group tried before the next: the log's own results; one
         action whose logged result the rules contradict changed; one action whose logged result the rules
-        agree with changed, of a team whose points are off; an action for an agent the log gives none."""
+        agree with changed, of a team whose points are off; an action for an agent the log gives none.
+        Before them all: two teams' rows exchanged (a log that wrote one team's actions under another)."""
+        yield (self._swapped(server, written, turn, p, q, whole) for p in range(len(acts)) for q in range(p + 1, len(acts))
+               for whole in (True, False))  # fmt: skip
         ls, lw = step_as_logged(server, written, acts, [list(r) for r in turn.res])
         yield iter([_Candidate("log", ls, lw, None)])
         changes = self._changes(server, turn, outs, points(self.after(rules)))
@@ -330,6 +343,21 @@ class _Follower:
         yield (self._changed(server, written, acts, change) for change in agreed)
         inserts = self._changes(server, turn, outs, points(self.after(rules)))
         yield (self._changed(server, written, acts, change) for change in inserts if change[0] == "insert")
+
+    @staticmethod
+    def _swapped(server: Board, written: Board, turn: Turn, p: int, q: int, whole: bool) -> _Candidate:
+        """The turn with the rows of teams p and q exchanged: their actions and result codes, and their
+        points too where ``whole``."""
+
+        def swap(row: tuple) -> tuple:  # type: ignore[type-arg]
+            out = list(row)
+            out[p], out[q] = out[q], out[p]
+            return tuple(out)
+
+        read = replace(turn, actions=swap(turn.actions), res=swap(turn.res),
+                       points=swap(turn.points) if whole else turn.points)  # fmt: skip
+        cs, cw, couts = step_both(server, written, [list(a) for a in read.actions])
+        return _Candidate("swap", cs, cw, couts, turn=read, teams=(p, q))
 
     @staticmethod
     def _changed(server: Board, written: Board, acts: list[list[Action]],
@@ -430,6 +458,151 @@ class _Follower:
             out.sort(key=lambda a: (a.type != logged.type, max(abs(a.x - logged.x), abs(a.y - logged.y))))
         return [a for a in out if logged is None or a != logged]
 
+    # ---- turns and rows the log does not hold: inferred from the turns after ----
+
+    def diverges(self, t: int, server: Board, written: Board, turn: Turn, ahead: int = 0) -> bool:
+        """Whether the rules on logged turn ``t`` (as ``turn`` reads it) contradict it or the ``ahead`` turns after."""
+        s, w, outs = step_both(server, written, [list(a) for a in turn.actions])
+        c = _Candidate("rules", s, w, outs)
+        return _misfit(turn, self.after(c), outs) > 0 or (ahead > 0 and self.lookahead(t, c, cap=0, turns=ahead) > 0)
+
+    def gap(self, t: int, server: Board, written: Board) -> _Candidate | None:
+        """A turn the log misses before logged turn ``t``: every team's actions inferred from the turns after;
+        None where the logged turns fit the rules' own board no worse."""
+        turn = self.game.turns[t - 1]
+        s, w, outs = step_both(server, written, [list(a) for a in turn.actions])
+        rules = _Candidate("rules", s, w, outs)
+        missed = Turn(tuple(() for _ in server.agents), tuple(() for _ in server.agents), tuple(None for _ in server.agents))
+        c = self.infer(t - 1, server, written, missed, tuple(range(server.n_player)), "gap")
+        if self.lookahead(t - 1, c) < _misfit(turn, self.after(rules), outs) + self.lookahead(t, rules):
+            return c
+        return None
+
+    def rows(self, t: int, server: Board, written: Board, turn: Turn) -> _Candidate:
+        """Logged turn ``t`` with fewer rows than teams: the rows given to the teams they fit best, the
+        actions of the teams without a row inferred from the turns after."""
+        n = len(turn.actions)
+        best: tuple[int, _Candidate] | None = None
+        for order in permutations(range(n), turn.rows or 0):
+            actions, res, pts = [()] * n, [()] * n, [None] * n
+            for row, p in enumerate(order):
+                actions[p], res[p], pts[p] = turn.actions[row], turn.res[row], turn.points[row]
+            read = Turn(tuple(actions), tuple(res), tuple(pts), turn.rows)
+            c = self.infer(t, server, written, read, tuple(p for p in range(n) if p not in order), "rows")
+            assert c.turn is not None
+            score = _misfit(c.turn, self.after(c), c.outcomes) + self.lookahead(t, c)
+            if best is None or score < best[0]:
+                best = (score, c)
+        assert best is not None
+        return best[1]
+
+    def infer(self, t: int, server: Board, written: Board, turn: Turn, teams: tuple[int, ...], label: str) -> _Candidate:
+        """Logged turn ``t`` (``turn``: as read, without actions for ``teams``) with the actions of ``teams``
+        chosen agent by agent, each the one that brings the turn and the ``INFER_AHEAD`` logged turns after
+        it nearest the log (its result codes and points); two sweeps over the agents at most."""
+        ahead = self.game.turns[t:t + INFER_AHEAD]
+
+        def acts(chosen: dict[tuple[int, int], Action | None]) -> list[list[Action]]:
+            out = [list(a) for a in turn.actions]
+            for (p, _i), a in chosen.items():
+                if a is not None:
+                    out[p].append(a)
+            return out
+
+        def distance(chosen: dict[tuple[int, int], Action | None]) -> int:
+            s, w, outs = step_both(server, written, acts(chosen))
+            n = _distance(turn, s if self.shared else w, outs)
+            for later in ahead:
+                s, w, outs = step_both(s, w, [list(a) for a in later.actions])
+                n += _distance(later, s if self.shared else w, outs)
+            return n
+
+        chosen: dict[tuple[int, int], Action | None] = {(p, i): None for p in teams for i in range(len(server.agents[p]))}
+        aimed = {(a.x, a.y) for row, codes in zip(turn.actions, turn.res, strict=True)
+                 for a, res in zip(row, codes, strict=False) if res in (CONFLICT, REVERT)}  # fmt: skip
+        guesses = {key: self._guesses(server, *key, ahead, aimed) for key in chosen}
+        best = distance(chosen)
+        for _sweep in range(INFER_SWEEPS):
+            before = best
+            for key, options in guesses.items():
+                for a in options:
+                    if best == 0:
+                        break
+                    trial = {**chosen, key: a}
+                    n = distance(trial)
+                    if n < best:
+                        best, chosen = n, trial
+            if best in (0, before):
+                break
+        final = acts(chosen)
+        cs, cw, couts = step_both(server, written, final)
+        res = [tuple(r) + (None,) * (len(final[p]) - len(r)) for p, r in enumerate(turn.res)]
+        read = Turn(tuple(tuple(a) for a in final), tuple(res), turn.points, turn.rows)
+        return _Candidate(label, cs, cw, couts, turn=read, teams=teams)
+
+    @staticmethod
+    def _guesses(board: Board, p: int, agent: int, ahead: tuple[Turn, ...],
+                 aimed: set[tuple[int, int]]) -> list[Action | None]:  # fmt: skip
+        """What an agent may have done in a turn the log does not hold: nothing, a MOVE to a neighbour that
+        is not another team's wall, a REMOVE of a neighbouring wall, a PUT if it is unplaced.  Its next
+        logged MOVE or REMOVE that the server did not refuse as illegal (result 0, 1 or 2) shows it standing
+        next to that target: only what leaves it there is guessed (a PUT only next to it) — and, as those
+        do not move it, an action at a cell where the turn's logged actions conflicted or were sent back
+        (``aimed``)."""
+        x, y = board.agents[p][agent]
+        target = None
+        for later in ahead:
+            row = later.actions[p] if p < len(later.actions) else ()
+            codes = later.res[p] if p < len(later.res) else ()
+            mine = [(a, res) for a, res in zip(row, codes, strict=False) if a.agent_id == agent]
+            if mine:
+                a, res = mine[0]
+                if a.type in (MOVE, REMOVE) and res in (SUCCESS, CONFLICT, REVERT):
+                    target = (a.x, a.y)
+                break
+        if (x, y) == UNPLACED:
+            cells = [xy for xy in aimed if board.inside(*xy)]
+            if target is not None:
+                cells += _around(board, target)
+            return [None, *(Action(agent, PUT, cx, cy) for cx, cy in cells)]
+        stays = target is None or _neighbour((x, y), target)
+        out: list[Action | None] = [None] if stays else []
+        for cx, cy in _around(board, (x, y)):
+            kind, owner = board.tile(cx, cy)
+            if (kind != WALL or owner == p) and (target is None or _neighbour((cx, cy), target) or (cx, cy) in aimed):
+                out.append(Action(agent, MOVE, cx, cy))
+            if kind == WALL and (stays or (cx, cy) in aimed):
+                out.append(Action(agent, REMOVE, cx, cy))
+        return out or [None]
+
+
+def _around(board: Board, xy: tuple[int, int]) -> list[tuple[int, int]]:
+    """The neighbouring cells of ``xy`` on the field."""
+    return [(xy[0] + dx, xy[1] + dy) for dx, dy in NEIGHBOURS if board.inside(xy[0] + dx, xy[1] + dy)]
+
+
+def _distance(turn: Turn, after: Board, outs: list[list[Outcome]]) -> int:
+    """How far a turn's outcome is from the log: 20 for each result code it contradicts, and the logged
+    points it is off by (at most 50 each)."""
+    pts = points(after)
+    n = sum(min(abs(lp[0] - pts[p][0]), 50) + min(abs(lp[1] - pts[p][1]), 50)
+            for p, lp in enumerate(turn.points) if lp is not None and p < len(pts))  # fmt: skip
+    for p, codes in enumerate(turn.res):
+        for j, res in enumerate(codes):
+            if res is not None and p < len(outs) and j < len(outs[p]) and outs[p][j].res != res:
+                n += 20
+    return n
+
+
+def _missing_turns(game: GameLog) -> int:
+    """How many turns the log lacks by its own counters: an ended game has ``totalTurn``, a game still
+    playing every turn before the current one."""
+    if game.status == "ended" and game.total_turn is not None:
+        return max(0, game.total_turn - len(game.turns))
+    if game.status == "gaming" and game.turn is not None:
+        return max(0, game.turn - 1 - len(game.turns))
+    return 0
+
 
 def _replay_v1(game: GameLog, judge: _Judge, summary: Summary) -> Iterator[TurnFrame]:
     start = initial_board(game)
@@ -449,11 +622,37 @@ def _replay_v1(game: GameLog, judge: _Judge, summary: Summary) -> Iterator[TurnF
     server, written = start, start
     board = start
     followed = False  # the replay has left the rules' own boards (then each turn is replayed anew)
-    for t, turn in enumerate(game.turns, 1):
-        rules, chosen = follow.take(t, server, written, None if followed else rules_only[t - 1])
+    missing, shift = _missing_turns(game), 0  # turns the log lacks; those found so far
+    for lt, turn in enumerate(game.turns, 1):  # lt: the logged turn; t: the game's turn
+        t = lt + shift
+        found = []
+        if shift < missing and follow.diverges(lt, server, written, turn):
+            gap = follow.gap(lt, server, written)
+            if gap is not None:
+                yield _gap_frame(game, judge, follow, t, board, gap, missing)
+                server, written, board = gap.server, gap.written, follow.after(gap)
+                shift, t, followed = shift + 1, t + 1, True
+        guessed: tuple[int, ...] = ()
+        if turn.rows is not None and turn.rows < len(turn.actions) \
+                and follow.diverges(lt, server, written, turn, INFER_AHEAD):  # fmt: skip
+            read = follow.rows(lt, server, written, turn)
+            assert read.turn is not None
+            found.append(_rows_finding(judge, t, turn, read))
+            judge.replaced.add(("kakomimasu-player-count", lt))
+            turn, guessed, followed = read.turn, read.teams, True
+        rules, chosen = follow.take(lt, server, written, None if followed else rules_only[lt - 1], turn)
         followed = followed or chosen is not rules
+        if chosen.label == "swap" and chosen.turn is not None:  # the rows read the other way round
+            p0, q0 = chosen.teams
+            found.append(judge.v(
+                "kakomimasu-player-count",
+                f"turn {t}: the actions logged for {judge.name(p0)} fit {judge.name(q0)}'s agents and the other way "
+                f"round{', and so do the points' if chosen.turn.points != turn.points else ''}: the log has the two rows "
+                "swapped, so the replay reads them the other way round", t, None,
+                expected=f"{judge.name(p0)}, {judge.name(q0)}", actual=f"{judge.name(q0)}, {judge.name(p0)}"))  # fmt: skip
+            turn, rules = chosen.turn, chosen
         after = follow.after(chosen)
-        views, found = [], []
+        views = []
         rules_outs = rules.outcomes or []
         for p, outs in enumerate(rules_outs):
             logged = turn.res[p] if p < len(turn.res) else ()
@@ -462,7 +661,7 @@ def _replay_v1(game: GameLog, judge: _Judge, summary: Summary) -> Iterator[TurnF
                 m = chosen.index(p, k) if chosen.outcomes is not None else None
                 if m is not None and chosen.outcomes is not None and m < len(chosen.outcomes[p]):
                     o = chosen.outcomes[p][m]
-                view = ActionView(p, turn.actions[p][k], res, o.res, o.why, forbidden=o.forbidden)
+                view = ActionView(p, turn.actions[p][k], res, o.res, o.why, inferred=p in guessed, forbidden=o.forbidden)
                 views.append(view)
                 found.extend(judge.refused(t, view))
                 if res is not None and res != o.res:
@@ -544,19 +743,57 @@ def _replay_v1(game: GameLog, judge: _Judge, summary: Summary) -> Iterator[TurnF
                         resync="" if chosen is rules else chosen.label)  # fmt: skip
         server, written = chosen.server, chosen.written
         board = after
-    summary.turns = len(game.turns)
+    summary.turns = len(game.turns) + shift
     summary.final = board
     summary.written_rules_points = tuple(points(written))
-    summary.end_violations = _end_checks(game, judge, board)
+    summary.end_violations = _end_checks(game, judge, board, summary.turns, told=shift > 0)
+
+
+def _gap_frame(game: GameLog, judge: _Judge, follow: _Follower, t: int, board: Board, gap: _Candidate,
+               missing: int) -> TurnFrame:  # fmt: skip
+    """The frame of a turn the log misses: its actions inferred (no finding against anyone), one finding."""
+    assert gap.turn is not None and gap.outcomes is not None
+    views = [ActionView(p, o.action, None, o.res, o.why, inferred=True, forbidden=o.forbidden)
+             for p, outs in enumerate(gap.outcomes) for o in outs]  # fmt: skip
+    held = len(game.turns)
+    where = f"the log goes from turn {t - 1} to turn {t + 1}" if t > 1 else "the log starts at turn 2"
+    done = ", ".join(f"{judge.name(v.player)} agent {v.action.agent_id} {describe_action(v.action)}" for v in views)
+    finding = judge.v(
+        "kakomimasu-turns",
+        f"turn {t} is missing: {where} (it holds {held} turns, the game {held + missing}); the actions logged after "
+        f"it fit the board one turn on, so the replay infers turn {t} from the turns after "
+        f"({done or 'no action'}) and goes on from that",
+        t, expected=str(held + missing), actual=str(held))  # fmt: skip
+    after = follow.after(gap)
+    return TurnFrame(t, board, after, tuple(views), tuple(points(after)), tuple(None for _ in after.agents),
+                     (finding,), resync="gap")  # fmt: skip
+
+
+def _rows_finding(judge: _Judge, t: int, logged: Turn, read: _Candidate) -> Violation:
+    """The one finding of a turn with fewer player rows than teams: whose rows they are, what was inferred."""
+    assert read.turn is not None
+    held = [p for p in range(len(read.turn.actions)) if p not in read.teams]
+    rows = ", ".join(judge.name(p) for p in held)
+    inferred = [f"{judge.name(p)} agent {a.agent_id} {describe_action(a)}" for p in read.teams for a in read.turn.actions[p]]
+    n = len(read.turn.actions)
+    return judge.v(
+        "kakomimasu-player-count",
+        f"turn {t}: the log has {logged.rows} player row{'' if logged.rows == 1 else 's'}, the game has {n} players; "
+        f"the row{'' if len(held) == 1 else 's'} logged fit{'s' if len(held) == 1 else ''} {rows}, and the turns after "
+        f"fit {', '.join(judge.name(p) for p in read.teams)} doing {', '.join(inferred) or 'nothing'}, "
+        "so the replay goes on from that", t, read.teams[0] if len(read.teams) == 1 else None,
+        expected=str(n), actual=str(logged.rows))  # fmt: skip
 
 
 def _points_text(judge: _Judge, pts: tuple[tuple[int, int], ...]) -> str:
     return ", ".join(f"{judge.name(p)} {a}+{w}" for p, (a, w) in enumerate(pts))
 
 
-def _end_checks(game: GameLog, judge: _Judge, board: Board) -> list[Violation]:
+def _end_checks(game: GameLog, judge: _Judge, board: Board, turns: int, told: bool = False) -> list[Violation]:
+    """The final field, agents and points against the replay; the turns the game ended with (``turns``: the
+    replayed ones, the log's and those it misses; ``told``: a missing turn is reported already)."""
     out: list[Violation] = []
-    t = len(game.turns) or None
+    t = turns or None
     if game.final_kinds is not None and game.final_owners is not None:
         v = judge.tiles_diff(t, "kakomimasu-final-tiles", board, game.final_kinds, game.final_owners,
                              "final field tiles against the replay")  # fmt: skip
@@ -578,8 +815,8 @@ def _end_checks(game: GameLog, judge: _Judge, board: Board) -> list[Violation]:
                                    f"{judge.name(p)} final points area {logged[0]} + wall {logged[1]}, "
                                    f"the replay gives {pts[p][0]} + {pts[p][1]}",
                                    t, p, expected=f"{pts[p][0]} + {pts[p][1]}", actual=f"{logged[0]} + {logged[1]}"))  # fmt: skip
-    n = len(game.turns)
-    told = any(note.code == "kakomimasu-turns" for note in game.notes)  # the extra turns are reported already
+    n = turns
+    told = told or any(note.code == "kakomimasu-turns" for note in game.notes)  # the extra turns are reported already
     if game.status == "ended" and game.total_turn is not None and n != game.total_turn and not told:
         out.append(judge.v("kakomimasu-turns", f"the game ended with {n} logged turns of {game.total_turn}", t,
                            expected=str(game.total_turn), actual=str(n)))  # fmt: skip
