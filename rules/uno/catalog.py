@@ -85,7 +85,7 @@ CHECKS: dict[str, Check] = {
         Check("stack-total", _D, ERROR, "a draw, challenge or draw_stack differs from the stack's total", "JUA ◆ひかなければならない枚数は累積されてゆく (R14, R19, R21)"),
         Check("dealer-rotation", _D, ERROR, "the round's start player is not the last winner, or the seating changed", "JUA あがったプレイヤーは次のラウンドのスタートプレイヤー (R23)"),
         Check("round-count", _D, ERROR, "the match has another number of rounds than its profile", "JUA 全5ラウンド (R24)"),
-        Check("player-count", _D, ERROR, "fewer or more players than the profile allows", "JUA 準備: 2〜10人"),
+        Check("player-count", _D, ERROR, "fewer or more players than the profile allows", "JUA 準備: 2〜10人; ALGORI: 4 players per dealer (digest §0)"),
     ]
 }
 
@@ -102,7 +102,7 @@ PROFILE_CHECKS = frozenset({
 })  # fmt: skip
 #: Checks only the profile audit reports (profiles with the JUA rules' pairs and stacking).
 PROFILE_ONLY = frozenset({"pair-identical", "pair-finish-uno", "stack-answer", "challenge-must-play", "stack-total",
-                          "dealer-rotation", "round-count", "player-count"})
+                          "dealer-rotation", "round-count"})
 
 
 def applies_to(code: str) -> tuple[str, ...]:

@@ -268,6 +268,13 @@ class Judge:
 
     # ------------------------------------------------------------------ events
 
+    def join_room(self, b: GameState, ev: E.JoinRoom, a: GameState) -> None:
+        # (before the deal the profile is not known yet: a JUA table seats up to 10; the deal judges the count)
+        if b.round_no and ev.code is not None and ev.code not in b.players and len(b.players) >= SEATS:
+            self.v("player-count", ev, f"join-room of {ev.code} during the match, after {len(b.players)} players "
+                   f"joined ({', '.join(b.players)}): a dealer seats {SEATS}", expected=f"{SEATS} players",
+                   actual=f"{len(b.players) + 1} players", player=None, s=b)  # fmt: skip
+
     def first_player(self, b: GameState, ev: E.FirstPlayer, a: GameState) -> None:
         expected_round = b.round_no + 1
         if ev.round_no is not None and ev.round_no != expected_round and b.round_no:
@@ -275,6 +282,10 @@ class Judge:
                    expected=expected_round, actual=ev.round_no, s=b)  # fmt: skip
         if b.in_round:
             self.v("event-sequence", ev, f"round {b.round_no} never finished (no finish-turn)", s=b)
+        if b.round_no == 0 and len(b.players) > SEATS:
+            self.v("player-count", ev, f"{len(b.players)} players joined ({', '.join(b.players)}): a dealer seats "
+                   f"{SEATS}; the deal seats {', '.join(ev.seats)}", expected=f"{SEATS} players",
+                   actual=f"{len(b.players)} players", player=None, s=b)  # fmt: skip
         if b.players and b.round_no == 0 and set(ev.seats) - set(b.players):
             self.v("event-sequence", ev, f"no join-room line for {', '.join(sorted(set(ev.seats) - set(b.players)))}",
                    expected="a join-room per seat", actual=f"join-room for {', '.join(b.players)}", s=b)  # fmt: skip
@@ -710,7 +721,7 @@ class Judge:
                        penalty_seq=ev.seq)  # fmt: skip
                 return
         if err == "Next player invalid.":
-            if victim == b.to_act:
+            if victim == b.to_act and not V.turn_over(b):
                 self.v("penalty-unjustified", ev, f"'Next player invalid.' for {victim}, who was to act (not "
                        f"{victim}'s fault)", player=victim, expected="no penalty", actual=err, penalty_seq=ev.seq)  # fmt: skip
                 return
@@ -852,6 +863,8 @@ def round_scores(s: GameState, winner: str | None) -> dict[str, int]:
 
 
 #: Lines whose number_turn_play is the current turn (the dealer's colour line after a play-draw-card aside).
+#: The players of one ALGORI dealer (the dealer program hard-codes 4 seats: digest §0).
+SEATS = 4
 TURN_ECHOES = (E.PlayCard, E.PlayDrawCard, E.ColorOfWild, E.SpecialLogic, E.DrawCard, E.Challenge, E.PublicCard,
                E.ColorChangeRequest, E.ShuffleWild, E.Penalty, E.FinishTurn)  # fmt: skip
 #: Lines the dealer writes on its own account: ``player`` is "".
@@ -859,6 +872,7 @@ DEALER_LINES = (E.FirstPlayer, E.NextPlayer, E.ColorChangeRequest, E.ShuffleWild
                 E.FinishTurn, E.FinishGame)  # fmt: skip
 
 _DISPATCH: dict[type, Any] = {
+    E.JoinRoom: Judge.join_room,
     E.FirstPlayer: Judge.first_player,
     E.NextPlayer: Judge.next_player,
     E.PlayCard: Judge.play_card,

@@ -73,6 +73,7 @@ class MatchReplay:
         self._adjacent: list[tuple[str, str, bool]] = []  # (player, next player, direction) the round's hand-overs prove
         self._misfits: list[tuple[str, str, bool]] = []  # the same, of hand-overs the replay's seating does not explain
         self._adjacent_round: int | None = None
+        self._rules_turn: str | None = None  # the rules' player, when the last next-player named another seat
         self._log_gaps: dict[int, tuple[str, str]] = {}  # seq -> (what, "skip" the line | "keep" replaying it)
         self._synth: tuple[str, int] | None = None  # a hand-over inferred for a missing next-player
         self._undealt: int | None = None  # a round whose first-player is missing
@@ -187,6 +188,18 @@ class MatchReplay:
                     hand = hand + (ev.card,)
                 s = s.replace(hands=MappingProxyType({**s.hands, who: hand}),
                               draw_pile=snap.draw if type(snap.draw) is int else s.draw_pile)  # fmt: skip
+        rules_turn, self._rules_turn = self._rules_turn, None
+        if isinstance(ev, E.NextPlayer) and s.in_round:
+            who = expected_next(s)[0]
+            self._rules_turn = who if who is not None and who != ev.next_player else None
+        elif rules_turn is not None and ev.player == rules_turn != s.to_act and isinstance(ev, TURN_ACTIONS) \
+                and s.gate is None and getattr(ev, "rejected", None) != "Next player invalid.":  # fmt: skip
+            # the dealer named another seat (a next-seat finding at that line), then took the action of the player
+            # the rules give the turn to (or refused it for another cause than the turn): the log proves that
+            # player acted in turn
+            s = s.replace(to_act=rules_turn)
+        elif rules_turn is not None and (ev.player != rules_turn or not isinstance(ev, TURN_ACTIONS)):
+            self._rules_turn = rules_turn  # (other lines between the hand-over and that player's action)
         refused = self._refused_without_penalty(s, ev)
         if refused is not None:
             ev = refused
@@ -453,7 +466,7 @@ def follow_next_player(s: GameState, ev: E.NextPlayer, old_top: Card | None, *, 
             ch["pending"] = 2 if reason == "draw_2" else 4
             if reason == "wild_draw_4":
                 ch["wd4_base"] = old_top
-    if isinstance(ev.turn_right, bool):
+    if isinstance(ev.turn_right, bool) and diverged:  # (a single odd field is that line's own finding)
         ch["direction"] = ev.turn_right
     # the top card is taken only when the dealer's desk or a lost line shows the replay astray: otherwise the
     # replay's top and the line's card_before are two statements, and the next play is judged on both

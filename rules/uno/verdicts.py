@@ -80,8 +80,15 @@ def _colour_errors(card: Card, color_raw: Any, has_color: bool) -> str | None:
     return None
 
 
+def turn_over(s: GameState) -> bool:
+    """The player to act has ended the turn (a play, a kept draw, a forced draw) and the dealer has not
+    handed it over yet: a further turn action of theirs is out of turn (one action per turn)."""
+    return s.in_round and s.to_act is not None and s.prev_actor == s.to_act and s.gate is None \
+        and s.auto_draw is None and s.renotify is None and s.winner is None and s.first_turn is None  # fmt: skip
+
+
 def play_card(s: GameState, ev: E.PlayCard) -> str | None:
-    if ev.player != s.to_act:
+    if ev.player != s.to_act or turn_over(s):
         return "Next player invalid."
     if s.owes_draw:
         return "Can not play card."
@@ -106,7 +113,7 @@ def play_card(s: GameState, ev: E.PlayCard) -> str | None:
 
 
 def play_draw_card(s: GameState, ev: E.PlayDrawCard) -> str | None:
-    if ev.player != s.to_act:
+    if ev.player != s.to_act or turn_over(s):
         return "Next player invalid."
     if s.drawn_card is None:
         return "Can not play draw card."

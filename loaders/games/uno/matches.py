@@ -27,6 +27,7 @@ from rules.uno.log import (
     stored_activity, str_or_none, unwrap_extended_json,
 )
 from rules.uno.cards import card_label
+from rules.uno.catalog import CHECKS
 from rules.uno.profile import PROFILES
 from rules.uno.replay import MatchReplay
 
@@ -126,6 +127,8 @@ class MatchBuilder:
     resumed: bool = False
     states_from: int | None = None  # boards stored up to this seq (resumed: may trail ``existing``, see _resume)
     boards: Boards = field(default_factory=lambda: Boards())  # which replayed boards are keyframes
+    deal_keys: dict[int, tuple[int, int]] = field(default_factory=dict)  # round -> (key, seq) of its deal line
+    deal_ms: dict[int, Any] = field(default_factory=dict)  # round -> the deal line's timestamp
 
 
 #: Seats at one table at the most, over every UNO profile (ALGORI 4, JUA 10): join-rooms beyond it start a match.
@@ -233,7 +236,13 @@ class Assembler:
             self.unknown[a.event] = self.unknown.get(a.event, 0) + 1
         # with workers, the key of a record taken into a new match is made by the worker replaying it
         meta = record_meta(a, keyed=self.rounds is None or not self.validate)
+        deal_key = keyed_meta(meta, a).key if a.event == "first-player" and isinstance(a.turn, int) else None
+        if deal_key is not None and self._repeated_deal(a, line, deal_key):
+            return
         m = self._route(a, meta)
+        if deal_key is not None:
+            m.deal_keys[a.turn] = (deal_key, m.seq + len(m.pending) + 1)  # type: ignore[index]
+            m.deal_ms[a.turn] = a.date_ms  # type: ignore[index]
         self.clock += 1
         m.touched = self.clock
         m.codes.update(meta.players)
@@ -249,6 +258,28 @@ class Assembler:
         if a.event == "first-player":
             m.seen_deal = True
         self._feed(m, a, line, raw, meta)
+
+    def _repeated_deal(self, a: Activity, line: int, key: int) -> bool:
+        """A deal line that repeats the deal of a round an open match of this run has already had
+        (the same line, perhaps with another timestamp): not a new match, and not the stored copy
+        read again.  It is reported on that match as a consistency finding and not stored again."""
+        for m in self.open.get((a.dealer_code, a.dealer), ()):
+            seen = m.deal_keys.get(a.turn)  # type: ignore[arg-type]
+            if seen is None or seen[0] != key or m.match_id is None:
+                continue
+            if m.seq < m.existing:  # within the stored part of the match: reported when it was stored
+                return True
+            check = CHECKS["event-sequence"]
+            msg = (f"first-player of round {a.turn} written again after round {m.current_round} (line {line} of "
+                   f"{self.source or 'the log'}): the same deal as seq {seen[1]}"
+                   f"{'' if a.date_ms == m.deal_ms.get(a.turn) else ' but for its timestamp'}; the copy is not "
+                   "stored or replayed")  # fmt: skip
+            self.emit("violations", (m.match_id, as_int32(m.current_round), as_int32(m.current_turn), m.seq or None,
+                                     None, check.code, check.family, check.severity, None, None, msg,
+                                     f"round {(m.current_round or 0) + 1} or the end", f"round {a.turn} again",
+                                     None, self.run_id))  # fmt: skip
+            return True
+        return False
 
     def _route(self, a: Activity, meta: Meta) -> MatchBuilder:
         key = (a.dealer_code, a.dealer)
