@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from rules.core import ERROR, Frame, Violation
+from rules.core import ERROR, PLAYER_RULE, Frame, Violation
 from rules.uno import events as E
 from rules.uno import model as M
 from rules.uno import profile as P
@@ -81,6 +81,7 @@ class ProfileReplay:
         self.reported_faces: set[Card] = set()
         self._prev: E.Event | None = None
         self._gaps: dict[int, str] = {}  # seq -> a log-order finding of that line
+        self._unordered: set[int] = set()  # seqs of two lines whose stamps contradict their order
         self.rules_turn: str | None = None  # the seat the rules give the turn to, when a next-player named another
         self.misdirected: dict[int, str] = {}  # penalty seq -> the sender of the refused action it answers
         self.lost_refusal: tuple[str, str] | None = None  # (player, rule) of a refusal whose penalty line is lost
@@ -103,6 +104,7 @@ class ProfileReplay:
             self._gaps[ev.seq] = (f"{ev.kind} written {held.date_ms - ev.date_ms} ms before the line before it (seq "
                                   f"{held.seq}): lines out of order; replayed in time order")  # fmt: skip
             self._gaps[held.seq] = f"{held.kind} written after the line that follows it (seq {ev.seq})"
+            self._unordered |= {ev.seq, held.seq}  # the log does not prove the order of the two: no player finding
             return [self._step(ev, held)]
         self._held = ev
         if held is None:
@@ -195,6 +197,9 @@ class ProfileReplay:
         self._uno_windows(after, final=nxt is None)
         after = self._after(s, ev, after)
         self.state = after
+        if ev.seq in self._unordered:
+            self._unordered.discard(ev.seq)
+            self.out = [v for v in self.out if v.family != PLAYER_RULE or v.seq != ev.seq]
         return Frame(ev.seq, ev, s, after, tuple(self._stamp(v) for v in self.out))
 
     def _follow_turn(self, s: GameState, ev: E.Event, nxt: E.Event | None) -> GameState:

@@ -263,7 +263,10 @@ class Assembler:
         """A deal line that repeats the deal of a round an open match of this run has already had
         (the same line, perhaps with another timestamp): not a new match, and not the stored copy
         read again.  It is reported on that match as a consistency finding and not stored again."""
-        for m in self.open.get((a.dealer_code, a.dealer), ()):
+        group = self.open.get((a.dealer_code, a.dealer), [])
+        if any(not m.seen_deal for m in group):  # seats joined again first: a copy of the log, read as such
+            return False
+        for m in group:
             seen = m.deal_keys.get(a.turn)  # type: ignore[arg-type]
             if seen is None or seen[0] != key or m.match_id is None:
                 continue
