@@ -24,7 +24,7 @@ from pathlib import Path
 
 
 def main(path: str, name: str) -> int:
-    answers = os.fdopen(os.dup(1), "w", encoding="utf-8")  # the referee's channel, under a number the bot does not use
+    answers = os.fdopen(os.dup(1), "w", encoding="utf-8")  # the referee's channel, under another number
     views = os.fdopen(os.dup(0), "r", encoding="utf-8")
     os.dup2(2, 1)  # the bot's prints (Python's or a C library's) go to standard error
     sys.stdout = sys.stderr
@@ -58,7 +58,7 @@ def main(path: str, name: str) -> int:
         view = json.loads(line)
         try:
             action = fn(view)
-        except Exception as exc:  # noqa: BLE001  # its traceback (without this file's frame), then the referee is told
+        except Exception as exc:  # noqa: BLE001  # its traceback (not this file's frame), then the referee is told
             traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next if exc.__traceback__ else None)
             sys.stderr.flush()
             send({"raised": f"{type(exc).__name__}: {exc}"})
