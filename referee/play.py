@@ -108,6 +108,7 @@ def _open(out: str) -> Any:
     f.close()
     raw.close()
     tmp.replace(path)  # a whole log or none: never half a match under the name asked for
+    _partial(out).unlink(missing_ok=True)  # the log of an earlier run that stopped is no longer the news
 
 
 def play(args: Any) -> Path:

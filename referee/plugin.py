@@ -60,9 +60,12 @@ class PluginBot:
     def __call__(self, view: dict[str, Any]) -> Any:
         deadline = time.monotonic() + self.limit_ms / 1000
         if self.late:  # the answer to the question it was timed out on comes first, and is thrown away
-            if self._answer(deadline) is None:
+            late = self._answer(deadline)
+            if late is None:
                 raise BotTimeout(self.limit_ms)
             self.late = False
+            if "raised" in late:
+                raise BotFailed(f"raised {late['raised']} (on the question before, after its time was up)")
         try:
             self.proc.stdin.write(json.dumps(view).encode() + b"\n")  # type: ignore[union-attr]
             self.proc.stdin.flush()  # type: ignore[union-attr]

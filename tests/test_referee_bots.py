@@ -211,6 +211,21 @@ def test_a_bot_that_raises_shows_its_traceback_and_is_named(tmp_path: Path) -> N
                         r"turn \d+; the log so far \(\d+ lines\) is in .*m\.jsonl\.partial", _reason(r))  # fmt: skip
 
 
+def test_a_bot_that_raises_after_its_time_was_up_stops_the_match_at_its_next_question(tmp_path: Path) -> None:
+    bot = _bot(tmp_path, "    time.sleep(0.5)\n    raise RuntimeError('too late anyway')\n")
+    out = tmp_path / "m.jsonl"
+    r = _kifu("--ruleset", ALGORI, "--rounds", "1", "--players", "4", "--bot", bot, "--bots", "greedy",
+              "--bot-timeout-ms", "300", "--out", str(out), cwd=tmp_path)  # fmt: skip
+    assert r.returncode == 1
+    assert "raised RuntimeError: too late anyway (on the question before, after its time was up)" in _reason(r)
+    assert "[act-1] RuntimeError: too late anyway" in r.stderr.decode()
+    partial = _lines((tmp_path / "m.jsonl.partial").read_bytes())
+    assert {d["contents"]["error"] for d in partial if d["event"] == "penalty"} == {"timeout"}
+    r = _kifu("--ruleset", ALGORI, "--rounds", "1", "--players", "4", "--bot", _bot(tmp_path, ""), "--bots", "greedy",
+              "--out", str(out), cwd=tmp_path)  # fmt: skip
+    assert r.returncode == 0 and out.exists() and not (tmp_path / "m.jsonl.partial").exists()
+
+
 @pytest.mark.parametrize(("code", "status", "says"), [
     ("def other(view):\n    return {}\n", 2, "bot '{bot}': {path} has no function 'act'"),
     ("import no_such_module\n", 1,
