@@ -149,8 +149,9 @@ def main(argv: list[str] | None = None) -> int:
                        "and challenges whenever allowed), sloppy (breaks a rule at --sloppy-rate), or "
                        "path/to/bot.py:function (docs/referee.md: the player's view in, an action out). Profiles: "
                        "jua-2016, algori-2023/skip_bind_2, …; options as jua-2016(rounds=3,first_wild_color=left). "
-                       "Exit status: 0 when the match was written; 1 when a bot failed (the message names it); "
-                       "2 on a bad argument.")  # fmt: skip
+                       "Your own bot runs in its own process, on a clock per action (--bot-timeout-ms). "
+                       "Exit status: 0 when the match was written; 1 when a bot failed (the message names it, the "
+                       "round and the turn; the log so far is kept as FILE.partial); 2 on a bad argument.")  # fmt: skip
     p.add_argument("--ruleset", default="jua-2016", help="rule profile id (default: %(default)s)")
     p.add_argument("--players", type=int, help="number of players (default: the number of --bots, else 4)")
     p.add_argument("--rounds", type=int, help="rounds in the match (default: the profile's, 5 for jua-2016)")
@@ -159,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="comma-separated bots, seat by seat, repeated to fill the seats (default: %(default)s)")
     p.add_argument("--bot", action="append", default=[], metavar="PATH.py:FUNCTION",
                    help="your own bot, in the first seats (repeatable)")
+    p.add_argument("--bot-timeout-ms", type=int, metavar="MS",
+                   help="the clock of each action of your own bot: past it the ALGORI profiles give the dealer's "
+                   "timeout penalty, jua-2016 (no timeout rule) stops the match (default: the profile's, 5000)")
     p.add_argument("--names", help="comma-separated player names, seat by seat (default: the bot kind and seat, e.g. sloppy-4)")
     p.add_argument("--sloppy-rate", type=float, default=0.2, help="how often a sloppy bot breaks a rule, 0–1 (default: %(default)s)")
     p.add_argument("--out", "-o", required=True, help="the log file to write (.jsonl, or .jsonl.gz compressed; - for stdout)")
@@ -378,7 +382,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """Exit 0: the match was written (and ingested); 1: a bot failed or the ingest did; 2: a bad argument."""
+    """Exit 0: the match was written (and ingested); 1: a bot failed (the log so far kept) or the ingest did;
+    2: a bad argument."""
     from referee.play import PlayError, play
 
     try:

@@ -8,7 +8,9 @@ it (:func:`rules.uno.consistency.expected_view`), so a referee log reads like th
 ``kifu ingest`` judges it with the ALGORI audit and every ALGORI page shows it unchanged.
 
 What the built-in bots do here: every legal play, voluntary draws, playing a drawn card, the
-colour of a wild, wild shuffle and first-card wild, challenges; no special logic, no timeouts.
+colour of a wild, wild shuffle and first-card wild, challenges; no special logic.  A plug-in bot
+that does not answer within the profile's 5 s (or ``--bot-timeout-ms``) gets the dealer's timeout
+penalty: ``timeout`` (``color-of-wild timeout`` for a colour), the penalty cards, the turn lost.
 The sloppy bot is played under the JUA profile only (its fouls follow the JUA penalty texts).
 """
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.match import BotError, Seat, Table, _card, _hand
+from referee.match import BotTimeout, Seat, Table, _card, _hand
 from rules.uno import events as E
 from rules.uno import transitions as T
 from rules.uno import verdicts as V
@@ -128,8 +130,20 @@ class AlgoriTable(Table):
             "scores": {p: s.totals.get(p, 0) for p in s.seats}, "legal": legal,
         }  # fmt: skip
 
-    def _ask(self, code: str, phase: str, legal: list[dict[str, Any]]) -> dict[str, Any]:
-        return self._call(code, self._view(code, phase, legal))
+    def _ask(self, code: str, phase: str, legal: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The bot's answer; None when it did not answer in time (its timeout penalty is written)."""
+        try:
+            return self._call(code, self._view(code, phase, legal))
+        except BotTimeout as exc:
+            self._timeout(code, "color-of-wild timeout" if phase == "color" else "timeout", exc.args[0])
+            return None
+
+    def _timeout(self, p: str, error: str, clock_ms: int) -> None:
+        """The dealer's answer to a silent player, written when the clock runs out: the penalty cards (none
+        past 25 in hand), the turn lost (a pending draw is drawn next, a colour falls back)."""
+        cards = self._take(V.penalty_cards(len(self.state.hand(p))))
+        self._emit("penalty", "", {"player": p, "cards_receive": _hand(cards), "number_turn_play": self.state.turn_no,
+                                   "error": error}, think=clock_ms + 10)  # fmt: skip
 
     def _colour_of(self, a: dict[str, Any]) -> str:
         c = a.get("color")
@@ -142,8 +156,11 @@ class AlgoriTable(Table):
         s = self.state
         if s.owes_draw:
             bound = s.bind.get(p, 0) > 0
-            if s.pending > 0 and s.top is not None and s.top.special == "wild_draw_4" and not bound:
+            if s.pending > 0 and s.top is not None and s.top.special == "wild_draw_4" and not bound \
+                    and s.auto_draw is None:  # fmt: skip
                 a = self._ask(p, "turn", [{"action": "challenge"}, {"action": "draw"}])
+                if a is None:  # out of time: the draw comes after the penalty
+                    return True
                 if a["action"] == "challenge":
                     self._challenge(p)
                     return True
@@ -161,10 +178,12 @@ class AlgoriTable(Table):
                     legal.append({"action": "play", "card": _card(c)})
         legal.append({"action": "draw"})
         a = self._ask(p, "turn", legal)
+        if a is None:
+            return True
         if a["action"] == "play":
             card = E.card_of(a.get("card"))
             if card is None or card not in seen:
-                raise BotError(f"bot of {p} played {a.get('card')!r}: not a playable card of its hand")
+                raise self._fail(p, f"played {a.get('card')!r}: not a playable card of its hand")
             self._play(p, card, a)
             return True
         if len(hand) >= HAND_CAP:  # a capped voluntary draw: nothing moves
@@ -227,6 +246,8 @@ class AlgoriTable(Table):
         if card.special != "wild_draw_4" or self.profile.challenge.wd4_legal(tuple(hand), s.top, ()):
             legal.insert(0, {"action": "play_drawn", "play": True})
         a = self._ask(p, "play_drawn", legal)
+        if a is None:
+            return
         if a.get("play"):
             self._play_line("play-draw-card", p, card, a)
             return
@@ -235,6 +256,8 @@ class AlgoriTable(Table):
 
     def _colour(self, chooser: str) -> None:
         a = self._ask(chooser, "color", [{"action": "color"}])
+        if a is None:
+            return
         self._emit("color-of-wild", chooser, {"color_of_wild": self._colour_of(a),
                                               "number_turn_play": self.state.turn_no}, think=self._think())  # fmt: skip
 

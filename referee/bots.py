@@ -1,4 +1,4 @@
-"""Built-in UNO bots for ``kifu play``, and loading a contestant's bot (``path/to/bot.py:function``).
+"""Built-in UNO bots for ``kifu play``, and naming a contestant's bot (``path/to/bot.py:function``).
 
 A bot is one function: ``act(view) -> action``.  ``view`` is a dict of what that player may
 see (docs/referee.md): ``phase`` (``turn``, ``play_drawn``, ``color``, ``point``, ``idle``),
@@ -13,7 +13,6 @@ or ``{"action": "pass"}``.
 
 from __future__ import annotations
 
-import importlib.util
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -214,20 +213,12 @@ def builtin(kind: str, seed: int, *, sloppy_rate: float = 0.2) -> Bot:
     raise ValueError(f"unknown bot {kind!r} (built-in: {', '.join(KINDS)}; or path/to/bot.py:function)")
 
 
-def load(spec: str) -> Bot:
-    """A contestant's bot: ``path/to/bot.py:function``."""
+def plugin(spec: str) -> tuple[str, str]:
+    """A contestant's bot, ``path/to/bot.py:function``, as (path, function); ValueError when there is no such
+    file.  It is loaded in its own process (:mod:`referee.plugin`)."""
     path, colon, name = spec.rpartition(":")
-    if not colon or not path.endswith(".py"):
+    if not colon or not path.endswith(".py") or not name:
         raise ValueError(f"unknown bot {spec!r} (built-in: {', '.join(KINDS)}; or path/to/bot.py:function)")
-    file = Path(path)
-    if not file.is_file():
+    if not Path(path).is_file():
         raise ValueError(f"bot {spec!r}: no file {path}")
-    module_spec = importlib.util.spec_from_file_location(f"kifu_bot_{abs(hash(str(file.resolve())))}", file)
-    if module_spec is None or module_spec.loader is None:
-        raise ValueError(f"bot {spec!r}: {path} cannot be loaded as Python")
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    fn = getattr(module, name, None)
-    if not callable(fn):
-        raise ValueError(f"bot {spec!r}: {path} has no function {name!r}")
-    return fn  # type: ignore[no-any-return]
+    return path, name

@@ -46,7 +46,15 @@ def match_identity(profile: Profile, seats: list[Seat], seed: int, rounds: int, 
 
 
 class BotError(Exception):
-    """A bot raised, or answered with something that is not an action."""
+    """A bot raised, exited or answered with something that is not an action: the match stops."""
+
+
+class BotFailed(Exception):
+    """What went wrong with a bot's process (``raised …``, ``exited with status 3``): the table names the bot."""
+
+
+class BotTimeout(Exception):
+    """A bot did not answer within its clock (``args[0]``: the clock, ms)."""
 
 
 _CARD: dict[Card, dict[str, Any]] = {}
@@ -222,15 +230,30 @@ class Table:
         return out
 
     def _call(self, code: str, view: dict[str, Any]) -> dict[str, Any]:
-        """A bot's answer to ``view``; a bot that raises or answers nonsense stops the match, named."""
+        """A bot's answer to ``view``; a bot that raises, exits or answers nonsense stops the match, named with
+        the round and turn.  A bot out of time raises :class:`BotTimeout` when the rules have a clock (the
+        table writes their timeout penalty), and stops the match when they have none."""
         seat = self.by_code[code]
         try:
             action = seat.bot(view)
+        except BotTimeout as exc:
+            if self.profile.action_ms is not None:
+                raise
+            what = f"did not answer within {exc.args[0]} ms ({self.profile.id} has no timeout rule)"
+        except BotFailed as exc:  # a plug-in bot's process
+            what = str(exc)
         except Exception as exc:  # a contestant's bot: say which one, and stop
-            raise BotError(f"bot of {seat.name} ({code}) raised {type(exc).__name__}: {exc}") from exc
-        if not isinstance(action, dict) or not isinstance(action.get("action"), str):
-            raise BotError(f"bot of {seat.name} ({code}) answered {action!r}, not an action dict")
-        return action
+            raise self._fail(code, f"raised {type(exc).__name__}: {exc}") from exc
+        else:
+            if isinstance(action, dict) and isinstance(action.get("action"), str):
+                return action
+            what = f"answered {action!r}, not an action dict"
+        raise self._fail(code, what)
+
+    def _fail(self, code: str, what: str) -> BotError:
+        """The match stops: which bot, what it did, at which round and turn."""
+        s = self.state
+        return BotError(f"bot of {self.by_code[code].name} ({code}) {what} at round {s.round_no}, turn {s.turn_no}")
 
     def _think(self) -> int:
         return self.rng.randrange(5, 60)
@@ -362,9 +385,9 @@ class Referee(Table):
         elif kind == "draw":
             self._draw(p)
         elif drawn:
-            raise BotError(f"bot of {p} answered {kind!r} after a playable draw (play_drawn)")
+            raise self._fail(p, f"answered {kind!r} after a playable draw (play_drawn)")
         else:
-            raise BotError(f"bot of {p} answered {kind!r} on its turn (play, draw or challenge)")
+            raise self._fail(p, f"answered {kind!r} on its turn (play, draw or challenge)")
 
     def _draw(self, p: str) -> None:
         s = self.state

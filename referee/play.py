@@ -11,8 +11,12 @@ from typing import IO, Any
 
 from referee import bots
 from referee.algori import AlgoriTable
-from referee.match import BotError, Referee, Seat
+from referee.match import BotError, BotFailed, Referee, Seat
+from referee.plugin import PluginBot
 from rules.uno import profile as P
+
+#: The clock of a plug-in bot under rules that set none (JUA): past it the match stops.
+REFEREE_CLOCK_MS = 5_000
 
 
 class PlayError(Exception):
@@ -21,8 +25,9 @@ class PlayError(Exception):
         self.status = status
 
 
-def seats_from(args: Any) -> list[Seat]:
-    """The seats ``--bot``, ``--bots``, ``--players`` and ``--names`` ask for."""
+def seats_from(args: Any, clock_ms: int = REFEREE_CLOCK_MS) -> list[Seat]:
+    """The seats ``--bot``, ``--bots``, ``--players`` and ``--names`` ask for; a plug-in bot is started in its
+    own process, answering within ``clock_ms`` (call :func:`close` on the seats when the match is over)."""
     listed = [b.strip() for b in (args.bots or "").split(",") if b.strip()]
     specs = list(args.bot) + listed
     if not specs:
@@ -35,29 +40,49 @@ def seats_from(args: Any) -> list[Seat]:
     names = [x.strip() for x in args.names.split(",")] if args.names else []
     if names and len(names) != n:
         raise PlayError(f"--names gives {len(names)} names for {n} players")
-    seats = []
+    seats: list[Seat] = []
     for i in range(n):
         rest = listed or args.bot  # the seats after --bot are filled from --bots, repeated
         spec = args.bot[i] if i < len(args.bot) else rest[(i - len(args.bot)) % len(rest)]
         try:
             if spec in bots.KINDS:
-                bot = bots.builtin(spec, args.seed * 1009 + i, sloppy_rate=args.sloppy_rate)
-                label = f"{spec}-{i + 1}"
+                name = names[i] if names else f"{spec}-{i + 1}"
+                bot: Any = bots.builtin(spec, args.seed * 1009 + i, sloppy_rate=args.sloppy_rate)
             else:
-                bot = bots.load(spec)
-                label = f"{spec.rpartition(':')[2]}-{i + 1}"
+                path, function = bots.plugin(spec)
+                name = names[i] if names else f"{function}-{i + 1}"
+                try:
+                    bot = PluginBot(path, function, name, clock_ms)
+                except ValueError as exc:  # no such function
+                    raise ValueError(f"bot {spec!r}: {exc}") from None
         except ValueError as exc:
+            close(seats)
             raise PlayError(str(exc)) from None
-        except Exception as exc:  # the contestant's module failed to import
-            raise PlayError(f"bot {spec!r} cannot be loaded: {type(exc).__name__}: {exc}", 1) from None
-        seats.append(Seat(f"P-{i + 1:08d}", names[i] if names else label, bot))
+        except BotFailed as exc:  # the contestant's module failed to import, or its process ended
+            close(seats)
+            raise PlayError(f"bot {spec!r} {exc}", 1) from None
+        seats.append(Seat(f"P-{i + 1:08d}", name, bot))
     return seats
+
+
+def close(seats: list[Seat]) -> None:
+    """Ends the processes of the plug-in bots."""
+    for seat in seats:
+        if isinstance(seat.bot, PluginBot):
+            seat.bot.close()
+
+
+def _partial(out: str) -> Path:
+    return Path(out + ".partial")
 
 
 @contextmanager
 def _open(out: str) -> Any:
     if out == "-":
-        yield sys.stdout.buffer
+        try:
+            yield sys.stdout.buffer
+        finally:
+            sys.stdout.buffer.flush()
         return
     path = Path(out)
     if path.is_dir():
@@ -70,6 +95,11 @@ def _open(out: str) -> Any:
     f: IO[bytes] = gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) if out.endswith(".gz") else raw
     try:
         yield f
+    except BotError:  # the match stopped: the log so far, complete to its last line, under another name
+        f.close()
+        raw.close()
+        tmp.replace(_partial(out))
+        raise
     except BaseException:
         f.close()
         raw.close()
@@ -78,6 +108,7 @@ def _open(out: str) -> Any:
     f.close()
     raw.close()
     tmp.replace(path)  # a whole log or none: never half a match under the name asked for
+    _partial(out).unlink(missing_ok=True)  # the log of an earlier run that stopped is no longer the news
 
 
 def play(args: Any) -> Path:
@@ -88,7 +119,17 @@ def play(args: Any) -> Path:
         raise PlayError(f"--ruleset: {exc}") from None
     if args.rounds is not None and args.rounds < 1:
         raise PlayError(f"--rounds {args.rounds}: at least one round")
-    seats = seats_from(args)
+    clock = getattr(args, "bot_timeout_ms", None)
+    if clock is not None and clock < 1:
+        raise PlayError(f"--bot-timeout-ms {clock}: give a clock of at least 1 ms")
+    seats = seats_from(args, clock or profile.action_ms or REFEREE_CLOCK_MS)
+    try:
+        return _play(args, profile, seats)
+    finally:
+        close(seats)
+
+
+def _play(args: Any, profile: P.Profile, seats: list[Seat]) -> Path:
     try:
         if profile.audit == P.DEALER_AUDIT:  # the ALGORI dealer's rules and log (1,000 rounds, as in the contest)
             ref: Any = AlgoriTable(profile, seats, seed=args.seed, rounds=args.rounds or 1000)
@@ -108,7 +149,8 @@ def play(args: Any) -> Path:
         with _open(args.out) as f:
             ref.play(lambda line: f.write(line + b"\n"), on_round=bar.update if bar is not None else None)
     except BotError as exc:
-        raise PlayError(str(exc), 1) from None
+        where = "on standard output" if args.out == "-" else f"in {_partial(args.out)}"
+        raise PlayError(f"{exc}; the log so far ({ref.seq} lines) is {where}", 1) from None
     except BrokenPipeError:  # --out - into a reader that stopped reading (`| head`): nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return Path(args.out)

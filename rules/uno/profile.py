@@ -227,6 +227,10 @@ class Profile:
     scoring: Scoring = Scoring()
     no_progress_laps: int = 10
     turn_limit: int = 1_000_000  # a round ends with no winner after this many turns (R26: Kifu's referee's guard)
+    #: The clock of each action: a player silent this long gets the dealer's timeout penalty (ALGORI: 5 s).
+    #: None: the rules set no clock (JUA), and no timeout penalty; Kifu's referee stops a match whose bot is
+    #: silent for as long as ``kifu play --bot-timeout-ms`` (5 s by default).
+    action_ms: int | None = 5_000
     options: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def playable(self, card: Card, top: Card | None, stack: tuple[Card, ...] = ()) -> bool:
@@ -262,7 +266,7 @@ JUA_2016 = Profile(
     description="Japanese UNO Association competition rules (revised 2016-03-12): pairs, stacking, challenge by colour",
     deck=Deck(), players=(2, 10), rounds=5, first_card=FirstCard(), seating="winner-deals", pairs=True,
     stacking=Stacking(on_draw_2=frozenset({"draw_2", "wild_draw_4"}), on_wild_draw_4=frozenset({"wild_draw_4"})),
-    challenge=ChallengeRule(), uno=UnoRule(), hand_cap=None, turn_limit=2000,
+    challenge=ChallengeRule(), uno=UnoRule(), hand_cap=None, turn_limit=2000, action_ms=None,
 )  # fmt: skip
 
 PROFILES = (SKIP_BIND_2, BIND_2, NO_WHITE_WILD, JUA_2016)
