@@ -30,6 +30,7 @@ from referee.match import Seat, _card, _hand
 from rules.uno import events as E
 from rules.uno import transitions as T
 from rules.uno import verdicts as V
+from rules.uno.consistency import expected_view
 from rules.uno.cards import Card
 from rules.uno.profile import Profile
 from rules.uno.state import HAND_CAP, playable
@@ -112,6 +113,16 @@ class DealerTable(AlgoriTable):
         if refused is None:
             self._notify(event, player, contents, before)
         return ev
+
+    def _desk(self, before: Any, after: Any, ev: E.Event) -> dict[str, Any] | None:
+        """The dealer's desk; a play of a card the player does not hold shows that hand one card short (the
+        dealer removes "the played card" from its copy of the hand all the same)."""
+        desk = super()._desk(before, after, ev)
+        view = expected_view(before, after, ev)
+        if desk is not None and view is not None and view.loose_hand in desk["card_of_player"]:
+            hand = desk["card_of_player"][view.loose_hand]
+            desk["card_of_player"] = {**desk["card_of_player"], view.loose_hand: hand[:-1]}
+        return desk
 
     def _notify(self, event: str, player: str, c: dict[str, Any], before: Any) -> None:
         """A log line told to the players, in the system specification's payloads."""

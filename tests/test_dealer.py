@@ -84,10 +84,11 @@ def _playable(card: dict[str, Any], top: dict[str, Any]) -> bool:
 class Bot:
     """A python-socketio 4.x client playing the simplest honest game (or misbehaving as told)."""
 
-    def __init__(self, port: int, room: str, name: str, *, silent: bool = False, leave_after: int = 0) -> None:
+    def __init__(self, port: int, room: str, name: str, *, silent: bool = False, leave_after: int = 0,
+                 cheat: bool = False) -> None:  # fmt: skip
         self.sio = socketio.Client(reconnection=False)
         self.port, self.room, self.name = port, room, name
-        self.silent, self.leave_after = silent, leave_after
+        self.silent, self.leave_after, self.cheat = silent, leave_after, cheat
         self.code = ""
         self.acks: list[tuple[str, Any, Any]] = []  # every answer: (event, err, data)
         self.got: list[tuple[str, Any]] = []
@@ -126,10 +127,17 @@ class Bot:
         if self.leave_after and self.turns >= self.leave_after:
             self.sio.disconnect()
             return
+        hand, top = data["card_of_player"], data["card_before"]
+        if self.cheat and not data["must_call_draw_card"]:  # once: a card it does not hold, and an early UNO pointing
+            self.cheat = False
+            self.emit("pointed-not-say-uno", {"target": data["before_player"]})
+            missing = next({"color": c, "number": n} for c in ("red", "blue") for n in range(1, 10)
+                           if {"color": c, "number": n} not in hand)  # fmt: skip
+            self.emit("play-card", {"card_play": missing, "yell_uno": False})
+            return
         if data["must_call_draw_card"]:
             self.emit("draw-card", {})
             return
-        hand, top = data["card_of_player"], data["card_before"]
         for card in hand:
             if _playable(card, top) and card.get("special") != "wild_draw_4":
                 play: dict[str, Any] = {"card_play": card, "yell_uno": len(hand) == 2}
@@ -191,6 +199,23 @@ def test_a_short_match_between_socketio_bots(tmp_path: Path) -> None:
         logged = next(x for x in lines if x["event"] == "next-player" and x["contents"]["next_player"] == b.code)
         assert list(nxt["number_card_of_player"]) == list(logged["contents"]["number_card_of_player"])
         assert any(e == "finish-turn" for e, _ in b.got)
+
+
+def test_a_refused_play_is_written_penalised_and_answered(tmp_path: Path) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Room F", "--rounds", "1", "--fill", "greedy", "greedy", "greedy")
+    bot = Bot(port, "Room F", "cheat", cheat=True).start()
+    try:
+        code, err = _finish(proc)
+        assert code == 0, err
+    finally:
+        bot.close()
+    lines = _lines(out)
+    i = next(i for i, x in enumerate(lines) if x["event"] == "penalty" and x["contents"]["player"] == bot.code)
+    assert lines[i - 1]["event"] == "play-card" and lines[i - 1]["player"] == bot.code
+    assert lines[i]["contents"]["error"] == "Card play not exist of player."
+    assert ("play-card", {"message": "Card play not exist of player."}, None) in bot.acks
+    assert any(e == "pointed-not-say-uno" and err is not None for e, err, _ in bot.acks)  # answered, not penalised
+    assert _findings(out) == []
 
 
 def test_join_errors_only_answer(tmp_path: Path) -> None:
