@@ -171,6 +171,32 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_play)
 
+    p = sub.add_parser("dealer", help="serve one ALGORI 2023 match to socket.io players (the contest's dealer "
+                       "protocol), referee it, write its log and ingest it",
+                       description="Be the ALGORI 2023 dealer for one match: players in any language connect with "
+                       "socket.io 2.x and join --room; when the four seats are full (or filled with --fill bots) "
+                       "the match is played by Kifu's referee, with the system specification's events, errors, "
+                       "penalties and 5-second clock. The log is written line by line in the dealer's shape and "
+                       "ingested into --db at the end.",
+                       epilog="Exit status: 0 when the match completed and was ingested; 1 when it did not (the "
+                       "one-line reason says why) or the ingest failed; 2 on a bad argument.")  # fmt: skip
+    p.add_argument("--room", required=True, help="the dealer name players join (their room_name)")
+    p.add_argument("--rounds", type=int, required=True, help="rounds in the match")
+    p.add_argument("--white-wild", choices=("bind_2", "skip_bind_2", "none"), default="skip_bind_2",
+                   help="the white wild's effect (default: %(default)s)")
+    p.add_argument("--port", type=_port, default=8080, help="port to listen on (default: %(default)s)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s, this machine only)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the deck (default: %(default)s)")
+    p.add_argument("--timeout-ms", type=int, default=5000, help="a player's time to act (default: %(default)s)")
+    p.add_argument("--join-wait", type=float, default=600.0,
+                   help="seconds to wait for the players to join (default: %(default)s)")
+    p.add_argument("--fill", nargs="*", default=[], metavar="BOT",
+                   help="built-in bots (random, greedy, stacker) taking the last seats")
+    p.add_argument("--db", required=True, help="the DuckDB database file the match is ingested into")
+    p.add_argument("--out", "-o", help="the log file (default: kifu-dealer-ROOM.jsonl)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress messages")
+    p.set_defaults(func=cmd_dealer)
+
     p = sub.add_parser("watch", help="follow logs while matches are played (dealer log files, folders, the dealer's "
                        "MongoDB, a Kakomimasu server, CHaser logs), ingest what they add and print each finding at once",
                        description="Follow sources while matches are played and ingest what they add, batch by batch, "
@@ -398,6 +424,12 @@ def cmd_play(args: argparse.Namespace) -> int:
                                    "dealer": None, "dealer_code": None, "jobs": None, "files_only": True,
                                    "ruleset": None})  # fmt: skip
     return cmd_ingest(ingest)
+
+
+def cmd_dealer(args: argparse.Namespace) -> int:
+    from kifu.dealercmd import run
+
+    return run(args, _port_busy, cmd_ingest)
 
 
 def _dashboard_ok(url: str) -> bool:

@@ -1,0 +1,259 @@
+"""``kifu dealer``'s socket.io server: the ALGORI 2023 dealer's address for players in any language.
+
+Contest clients speak socket.io 2.x (Engine.IO 3), so the server is python-socketio 4.x (the last
+line speaking that protocol) as an ASGI app under uvicorn, on one asyncio loop.  The loop only
+carries messages: joins are seated here; every later player message goes into the table's
+inbox (:mod:`referee.dealer`), whose thread judges it and answers it.  Everything the table
+sends — events and answers alike — goes out through one queue, in the order the table made it,
+so a player hears of a draw before the draw's answer comes back, as from the real dealer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import socketio
+import uvicorn
+
+from referee.dealer import DealerStop, DealerTable, Inbox, Message, NAME_MAX
+from referee.match import BotError, Seat
+from rules.uno.profile import Profile
+
+SEATS = 4
+
+
+class _InOrder(socketio.AsyncManager):
+    """python-socketio 4.x's manager hands bare coroutines to ``asyncio.wait``, which Python 3.11 refuses:
+    this one sends to a room's members one after the other (and keeps the order)."""
+
+    async def emit(self, event: str, data: Any, namespace: str, room: Any = None, skip_sid: Any = None,
+                   callback: Any = None, **kwargs: Any) -> None:  # fmt: skip
+        if namespace not in self.rooms or room not in self.rooms[namespace]:
+            return
+        for sid in list(self.get_participants(namespace, room)):
+            if sid != skip_sid:
+                await self.server._emit_internal(sid, event, data, namespace, None)
+
+
+@dataclass
+class Options:
+    room: str
+    rounds: int
+    profile: Profile
+    host: str = "127.0.0.1"
+    port: int = 8080
+    seed: int = 0
+    timeout_s: float = 5.0
+    join_wait_s: float = 600.0
+    fill: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = field(default_factory=list)
+
+
+class DealerServer:
+    """One match: seats the players who join, plays it, tells them the end and closes every socket."""
+
+    def __init__(self, opts: Options, sink: Callable[[bytes], Any], say: Callable[[str], None] = lambda _: None) -> None:
+        self.opts, self.sink, self.say = opts, sink, say
+        self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins="*", client_manager=_InOrder(),
+                                        logger=False, engineio_logger=False)  # fmt: skip
+        self.app = socketio.ASGIApp(self.sio)
+        self.inbox = Inbox()
+        self.code_of: dict[str, str] = {}  # sid -> player code
+        self.sid_of: dict[str, str] = {}  # player code -> sid
+        self.names: dict[str, str] = {}  # player code -> name
+        self.started = False
+        self.result: str | None = None  # why the match did not complete (None: it did)
+        self.table: DealerTable | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.out: asyncio.Queue[tuple[str, Any, Any, Any]] | None = None
+        self._register()
+
+    # ------------------------------------------------------------------ the Hub the table talks to
+
+    def send(self, code: str, event: str, data: Any) -> None:
+        self._post("send", code, event, data)
+
+    def broadcast(self, event: str, data: Any) -> None:
+        self._post("broadcast", None, event, data)
+
+    def connected(self) -> list[str]:
+        return list(self.sid_of)
+
+    def _post(self, kind: str, a: Any, b: Any, c: Any) -> None:
+        assert self.loop is not None and self.out is not None
+        self.loop.call_soon_threadsafe(self.out.put_nowait, (kind, a, b, c))
+
+    async def _sender(self) -> None:
+        """Sends what the table posts, one message after the other."""
+        assert self.out is not None
+        while True:
+            kind, a, b, c = await self.out.get()
+            try:
+                if kind == "send" and a in self.sid_of:
+                    await self.sio.emit(b, c, room=self.sid_of[a])
+                elif kind == "broadcast":
+                    await self.sio.emit(b, c, room=self.opts.room)
+                elif kind == "answer" and not a.done():
+                    a.set_result((b, c))
+            except Exception:  # noqa: BLE001 - a socket closing under us: the next message goes on
+                pass
+            self.out.task_done()
+
+    # ------------------------------------------------------------------ socket events
+
+    def _register(self) -> None:
+        sio = self.sio
+
+        @sio.on("connect")
+        async def connect(sid: str, environ: Any) -> None:
+            return None
+
+        @sio.on("disconnect")
+        async def disconnect(sid: str) -> None:
+            code = self.code_of.pop(sid, None)
+            if code is not None and self.sid_of.get(code) == sid:
+                del self.sid_of[code]
+                if self.started:
+                    self.inbox.put(Message(code, "disconnect", None, sid=sid))
+                else:  # left before the match: the seat is free again
+                    self.names.pop(code, None)
+
+        @sio.on("join-room")
+        async def join_room(sid: str, data: Any = None) -> tuple[Any, Any]:
+            err = self._join_error(sid, data)
+            if err is not None:
+                assert self.loop is not None
+                self.loop.call_later(0.2, lambda: asyncio.ensure_future(self.sio.disconnect(sid)))
+                return {"message": err}, None
+            code = f"P-{len(self.names) + 1:08d}"
+            while code in self.names:
+                code = f"P-{int(code[2:]) + 1:08d}"
+            name = data["player"]
+            self.names[code], self.code_of[sid], self.sid_of[code] = name, code, sid
+            self.sio.enter_room(sid, self.opts.room)
+            await self.sio.emit("join-room", {"room_name": data["room_name"], "player": name}, room=self.opts.room)
+            self.say(f"{code} joined")
+            if len(self.names) + len(self.opts.fill) >= SEATS:
+                self._start()
+            return None, {**data, "game_id": self.dealer_code(), "your_id": code,
+                          "total_turn": self.opts.rounds, "white_wild": self.opts.profile.white_wild or "none"}  # fmt: skip
+
+        for event in ("color-of-wild", "play-card", "draw-card", "play-draw-card", "challenge",
+                      "pointed-not-say-uno", "special-logic"):  # fmt: skip
+            sio.on(event, self._handler(event))
+
+    def _handler(self, event: str) -> Callable[..., Any]:
+        async def handle(sid: str, data: Any = None) -> tuple[Any, Any]:
+            code = self.code_of.get(sid)
+            if code is None:
+                return {"message": "Dealer not found."}, None
+            if not self.started:
+                return {"message": "Number of socket client join dealer lower two."}, None
+            assert self.loop is not None
+            fut: asyncio.Future[tuple[Any, Any]] = self.loop.create_future()
+            self.inbox.put(Message(code, event, data, lambda e, d: self._post("answer", fut, e, d), sid))
+            try:  # bounded: the table answers every message it takes; a match that ended takes no more
+                return await asyncio.wait_for(fut, self.opts.timeout_s * 4 + 5)
+            except asyncio.TimeoutError:
+                return {"message": "The match is over."}, None
+
+        return handle
+
+    def _join_error(self, sid: str, data: Any) -> str | None:
+        if not isinstance(data, dict) or not isinstance(data.get("room_name"), str) or not data["room_name"]:
+            return "Room name is required."
+        name = data.get("player")
+        if not isinstance(name, str) or not name:
+            return "Player name is required."
+        if len(name.encode("utf-16-le")) // 2 > NAME_MAX:
+            return "Player name too long."
+        if data["room_name"] != self.opts.room:
+            return "Dealer not found."
+        if self.started:
+            return "Status dealer invalid."
+        if sid in self.code_of:
+            return "Player name duplicate."
+        if name in self.names.values():
+            return "Player name duplicate."
+        if len(self.names) + len(self.opts.fill) >= SEATS:
+            return "Dealer max player. You can not join room."
+        return None
+
+    def dealer_code(self) -> str:
+        digest = hashlib.sha256(f"{self.opts.room}|{self.opts.seed}|{self.t0}".encode()).hexdigest()
+        return f"D-{int(digest[:8], 16) % 10**8:08d}"
+
+    # ------------------------------------------------------------------ the match
+
+    def _start(self) -> None:
+        self.started = True
+        seats = [Seat(code, name, _remote) for code, name in self.names.items()]
+        for i, (kind, bot) in enumerate(self.opts.fill):
+            code = f"P-{len(seats) + 1:08d}"
+            seats.append(Seat(code, f"{kind}-{len(seats) + 1}", bot))
+        self.table = DealerTable(self.opts.profile, seats, self, self.inbox, timeout_s=self.opts.timeout_s,
+                                 remote=set(self.names), seed=self.opts.seed, rounds=self.opts.rounds,
+                                 dealer=self.opts.room, dealer_code=self.dealer_code())  # fmt: skip
+        self.say(f"match {self.table.dealer_code} starts: {self.opts.rounds} rounds, {self.opts.profile.id}")
+        threading.Thread(target=self._play, name="kifu-dealer-table", daemon=True).start()
+
+    def _play(self) -> None:
+        assert self.table is not None
+        try:
+            self.table.play(self.sink)
+        except (DealerStop, BotError) as exc:
+            self.result = str(exc)
+        except Exception as exc:  # noqa: BLE001 - said in one line, the match stops
+            self.result = f"the dealer failed: {type(exc).__name__}: {exc}"
+        finally:
+            assert self.loop is not None
+            self.loop.call_soon_threadsafe(self.ended.set)
+
+    async def serve(self) -> str | None:
+        """Serves until the match has ended (or no match could start in time); why it did not complete, or None."""
+        self.loop = asyncio.get_running_loop()
+        self.out = asyncio.Queue()
+        self.ended = asyncio.Event()
+        self.t0 = time.time_ns()
+        config = uvicorn.Config(self.app, host=self.opts.host, port=self.opts.port, log_level="warning",
+                                lifespan="off", ws="auto")  # fmt: skip
+        server = uvicorn.Server(config)
+        server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        serving = asyncio.ensure_future(server.serve())
+        sender = asyncio.ensure_future(self._sender())
+        if not self.opts.fill or len(self.opts.fill) < SEATS:
+            self.say(f"waiting for players on http://{self.opts.host}:{self.opts.port}, room {self.opts.room}")
+        else:
+            self._start()
+        deadline = self.loop.time() + self.opts.join_wait_s
+        while not self.started and self.loop.time() < deadline and not serving.done():
+            await asyncio.sleep(0.05)
+        if serving.done():  # the port could not be bound
+            sender.cancel()
+            exc = serving.exception() if not serving.cancelled() else None
+            return f"cannot serve on {self.opts.host}:{self.opts.port}" + (f": {exc}" if exc else "")
+        if not self.started:
+            self.result = f"only {len(self.names)} of {SEATS - len(self.opts.fill)} players joined in " \
+                          f"{self.opts.join_wait_s:g} s"  # fmt: skip
+        else:
+            await self.ended.wait()
+        await asyncio.wait_for(self.out.join(), 10)  # the last messages out (finish-game) before closing
+        for sid in list(self.code_of):
+            try:
+                await self.sio.disconnect(sid)
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+        await asyncio.sleep(0.2)
+        server.should_exit = True
+        await asyncio.wait_for(serving, 10)
+        sender.cancel()
+        return self.result
+
+
+def _remote(view: dict[str, Any]) -> dict[str, Any]:  # a socket player's seat: never asked (the table awaits its messages)
+    raise BotError("a remote seat was asked like a bot")

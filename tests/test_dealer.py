@@ -1,0 +1,309 @@
+"""``kifu dealer``: the ALGORI 2023 dealer's socket.io protocol, played by socket.io 2.x clients.
+
+Every test starts ``kifu dealer`` as a process on a free loopback port and plays against it with
+python-socketio 4.x clients (the contest's Python client line) — small bots written here, and the
+official demo player run unchanged from ../shared.  The log each match writes is read back
+through the rules' replay: no consistency or dealer-judgement finding.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from rules.core import PLAYER_RULE
+from tests.rules.helpers import replay_lines
+
+socketio = pytest.importorskip("socketio", reason="python-socketio 4.x client not installed (requirements-dev.txt)")
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = REPO.parent / "shared" / "reference" / "algori-demo-player" / "player_v0.py"
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _dealer(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], int, Path]:
+    port = _port()
+    out = tmp_path / "match.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kifu.cli", "dealer", "--port", str(port), "--db", str(tmp_path / "k.duckdb"),
+         "--out", str(out), "--join-wait", "60", *args],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return proc, port, out
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("kifu dealer did not listen")
+
+
+def _lines(out: Path) -> list[dict[str, Any]]:
+    return [orjson.loads(x) for x in out.read_bytes().splitlines() if x.strip()]
+
+
+def _findings(out: Path, *, short_clock: bool = False) -> list[Any]:
+    """The log's findings other than a player's broken rule: consistency and the dealer's judgements (the rules'
+    replay, as a loader runs it).  ``short_clock``: a test dealer's clock shorter than the contest's 5 s, whose
+    timeouts the validator rightly calls early — those findings, and only those, are left out."""
+    r, found = replay_lines(_lines(out))
+    assert r.ruleset.id.startswith("algori-2023")
+    return [v for v in found if v.family != PLAYER_RULE and not (
+        short_clock and (v.code == "timeout-early" or
+                         v.code == "penalty-unjustified" and str(v.actual).startswith("timeout after")))]
+
+
+def _playable(card: dict[str, Any], top: dict[str, Any]) -> bool:
+    if card["color"] in ("black", "white"):
+        return True
+    if card["color"] == top.get("color"):
+        return True
+    for key in ("number", "special"):
+        if key in card and card.get(key) == top.get(key):
+            return True
+    return False
+
+
+class Bot:
+    """A python-socketio 4.x client playing the simplest honest game (or misbehaving as told)."""
+
+    def __init__(self, port: int, room: str, name: str, *, silent: bool = False, leave_after: int = 0,
+                 cheat: bool = False) -> None:  # fmt: skip
+        self.sio = socketio.Client(reconnection=False)
+        self.port, self.room, self.name = port, room, name
+        self.silent, self.leave_after, self.cheat = silent, leave_after, cheat
+        self.code = ""
+        self.acks: list[tuple[str, Any, Any]] = []  # every answer: (event, err, data)
+        self.got: list[tuple[str, Any]] = []
+        self.finished = threading.Event()
+        self.turns = 0
+        for ev in ("first-player", "receiver-card", "update-color", "shuffle-wild", "play-card", "draw-card",
+                   "play-draw-card", "challenge", "public-card", "pointed-not-say-uno", "penalty", "finish-turn"):  # fmt: skip
+            self.sio.on(ev, self._record(ev))
+        self.sio.on("next-player", self.next_player)
+        self.sio.on("color-of-wild", lambda data: self.emit("color-of-wild", {"color_of_wild": "red"}))
+        self.sio.on("finish-game", lambda data: (self.got.append(("finish-game", data)), self.finished.set()))
+
+    def _record(self, ev: str) -> Any:
+        return lambda data: self.got.append((ev, data))
+
+    def emit(self, event: str, data: Any, then: Any = None) -> None:
+        def answered(*args: Any) -> None:
+            assert len(args) == 2, f"{event} answered with {len(args)} values"
+            self.acks.append((event, *args))
+            if then is not None and args[0] is None:
+                then(args[1])
+
+        self.sio.emit(event, data, callback=answered)
+
+    def start(self) -> Bot:
+        self.sio.connect(f"http://127.0.0.1:{self.port}", transports=["websocket"])
+        self.emit("join-room", {"room_name": self.room, "player": self.name},
+                  then=lambda data: setattr(self, "code", data["your_id"]))  # fmt: skip
+        return self
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        self.got.append(("next-player", data))
+        self.turns += 1
+        if self.silent:
+            return
+        if self.leave_after and self.turns >= self.leave_after:
+            self.sio.disconnect()
+            return
+        hand, top = data["card_of_player"], data["card_before"]
+        if self.cheat and not data["must_call_draw_card"]:  # once: a card it does not hold, and an early UNO pointing
+            self.cheat = False
+            self.emit("pointed-not-say-uno", {"target": data["before_player"]})
+            missing = next({"color": c, "number": n} for c in ("red", "blue") for n in range(1, 10)
+                           if {"color": c, "number": n} not in hand)  # fmt: skip
+            self.emit("play-card", {"card_play": missing, "yell_uno": False})
+            return
+        if data["must_call_draw_card"]:
+            self.emit("draw-card", {})
+            return
+        for card in hand:
+            if _playable(card, top) and card.get("special") != "wild_draw_4":
+                play: dict[str, Any] = {"card_play": card, "yell_uno": len(hand) == 2}
+                if card.get("special") == "wild":
+                    play["color_of_wild"] = "blue"
+                self.emit("play-card", play)
+                return
+        self.emit("draw-card", {}, then=self.drawn)
+
+    def drawn(self, data: dict[str, Any]) -> None:
+        if data.get("can_play_draw_card"):
+            card = data["draw_card"][0]
+            play = {"is_play_card": card.get("special") != "wild_draw_4", "yell_uno": False}
+            if card.get("special") == "wild":
+                play["color_of_wild"] = "green"
+            self.emit("play-draw-card", play)
+
+    def close(self) -> None:
+        try:
+            self.sio.disconnect()
+        except Exception:  # noqa: BLE001 - the dealer closed it already
+            pass
+
+
+def _finish(proc: subprocess.Popen[str], timeout: float = 240) -> tuple[int, str]:
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+        raise AssertionError(f"kifu dealer did not finish: {err[-2000:]}") from None
+    return proc.returncode, err
+
+
+def test_a_short_match_between_socketio_bots(tmp_path: Path) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Room A", "--rounds", "3", "--seed", "5")
+    bots = [Bot(port, "Room A", f"bot {i}").start() for i in range(1, 5)]
+    try:
+        code, err = _finish(proc)
+        assert code == 0, err
+        assert all(b.finished.wait(10) for b in bots)
+    finally:
+        for b in bots:
+            b.close()
+    assert sorted(b.code for b in bots) == [f"P-{i:08d}" for i in range(1, 5)]
+    lines = _lines(out)
+    assert lines[0]["dealer_code"].startswith("D-") and len(lines[0]["dealer_code"]) == 10
+    assert [x["event"] for x in lines].count("finish-turn") == 3 and lines[-1]["event"] == "finish-game"
+    assert _findings(out) == []
+    for b in bots:  # every answer is (err, data); the honest bots were never refused
+        assert all(err is None for _, err, _ in b.acks), [a for a in b.acks if a[1] is not None]
+        first = next(d for e, d in b.got if e == "first-player")
+        assert list(first) == ["first_player", "first_card", "play_order"]
+        nxt = next(d for e, d in b.got if e == "next-player")
+        assert list(nxt) == ["next_player", "before_player", "card_before", "card_of_player", "must_call_draw_card",
+                             "draw_reason", "turn_right", "number_card_play", "number_turn_play",
+                             "number_card_of_player"]  # fmt: skip
+        # the card counts in the dealer's order, as its log line has them (the demo player points by this order)
+        logged = next(x for x in lines if x["event"] == "next-player" and x["contents"]["next_player"] == b.code)
+        assert list(nxt["number_card_of_player"]) == list(logged["contents"]["number_card_of_player"])
+        assert any(e == "finish-turn" for e, _ in b.got)
+
+
+def test_a_refused_play_is_written_penalised_and_answered(tmp_path: Path) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Room F", "--rounds", "1", "--fill", "greedy", "greedy", "greedy")
+    bot = Bot(port, "Room F", "cheat", cheat=True).start()
+    try:
+        code, err = _finish(proc)
+        assert code == 0, err
+    finally:
+        bot.close()
+    lines = _lines(out)
+    i = next(i for i, x in enumerate(lines) if x["event"] == "penalty" and x["contents"]["player"] == bot.code)
+    assert lines[i - 1]["event"] == "play-card" and lines[i - 1]["player"] == bot.code
+    assert lines[i]["contents"]["error"] == "Card play not exist of player."
+    assert ("play-card", {"message": "Card play not exist of player."}, None) in bot.acks
+    assert any(e == "pointed-not-say-uno" and err is not None for e, err, _ in bot.acks)  # answered, not penalised
+    assert _findings(out) == []
+
+
+def test_join_errors_only_answer(tmp_path: Path) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Room B", "--rounds", "1", "--fill", "greedy", "greedy", "random")
+    wrong = Bot(port, "Other room", "lost")
+    wrong.sio.connect(f"http://127.0.0.1:{port}", transports=["websocket"])
+    wrong.emit("join-room", {"room_name": "Other room", "player": "lost"})
+    long = Bot(port, "Room B", "x" * 21)
+    long.sio.connect(f"http://127.0.0.1:{port}", transports=["websocket"])
+    long.emit("join-room", {"room_name": "Room B", "player": "x" * 21})
+    time.sleep(1)
+    assert wrong.acks == [("join-room", {"message": "Dealer not found."}, None)]
+    assert long.acks == [("join-room", {"message": "Player name too long."}, None)]
+    bot = Bot(port, "Room B", "solo").start()
+    try:
+        code, err = _finish(proc)
+        assert code == 0, err
+    finally:
+        for b in (wrong, long, bot):
+            b.close()
+    assert _findings(out) == []
+
+
+def test_a_bot_that_never_answers_is_penalised_on_the_clock(tmp_path: Path) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Room C", "--rounds", "1", "--timeout-ms", "300",
+                              "--fill", "greedy", "greedy", "greedy")  # fmt: skip
+    bot = Bot(port, "Room C", "sleeper", silent=True).start()
+    try:
+        code, err = _finish(proc)
+        assert code == 0, err
+    finally:
+        bot.close()
+    lines = _lines(out)
+    timeouts = [x for x in lines if x["event"] == "penalty" and x["contents"]["error"] == "timeout"]
+    assert timeouts and all(x["contents"]["player"] == bot.code for x in timeouts)
+    assert any(e == "penalty" and d["error"] == "timeout" for e, d in bot.got)
+    assert _findings(out, short_clock=True) == []
+
+
+def test_a_bot_that_leaves_mid_match(tmp_path: Path) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Room D", "--rounds", "2", "--timeout-ms", "300",
+                              "--fill", "greedy", "random")  # fmt: skip
+    stays = Bot(port, "Room D", "stays").start()
+    leaves = Bot(port, "Room D", "leaves", leave_after=2).start()
+    try:
+        code, err = _finish(proc)
+        assert code == 0, err
+    finally:
+        stays.close()
+        leaves.close()
+    lines = _lines(out)
+    gone = [x for x in lines if x["event"] == "disconnect"]
+    assert [x["player"] for x in gone] == [leaves.code] and "turn" not in gone[0] and "desk" not in gone[0]
+    assert any(x["event"] == "penalty" and x["contents"]["player"] == leaves.code for x in lines)
+    assert stays.finished.is_set()
+    assert _findings(out, short_clock=True) == []
+
+
+def test_everyone_leaving_stops_the_dealer_with_a_reason(tmp_path: Path) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Room E", "--rounds", "50", "--fill", "greedy", "greedy", "greedy")
+    bot = Bot(port, "Room E", "quitter", leave_after=1).start()
+    try:
+        code, err = _finish(proc, 60)
+    finally:
+        bot.close()
+    assert code == 1
+    assert "every player left" in err and err.strip().count("\n") < 6
+
+
+@pytest.mark.skipif(not DEMO.exists(), reason=f"the official demo player is not at {DEMO} (../shared is absent)")
+def test_twenty_rounds_with_four_unchanged_official_demo_players(tmp_path: Path) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Dealer 1", "--rounds", "20", "--seed", "3")
+    players = [subprocess.Popen([sys.executable, str(DEMO), f"http://127.0.0.1:{port}", "Dealer 1", f"Player {i}"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+               for i in range(1, 5)]  # fmt: skip
+    try:
+        code, err = _finish(proc, 300)
+        assert code == 0, err
+        for p in players:
+            assert p.wait(30) == 0, p.communicate()[1][-2000:]
+    finally:
+        for p in players:
+            if p.poll() is None:
+                p.kill()
+    lines = _lines(out)
+    assert [x["event"] for x in lines].count("finish-turn") == 20
+    assert _findings(out) == []
+    # and ingested as it was written: `kifu validate` reads it from the database
+    text = subprocess.run([sys.executable, "-m", "kifu.cli", "validate", "--db", str(tmp_path / "k.duckdb")],
+                          cwd=REPO, capture_output=True, text=True).stdout  # fmt: skip
+    assert "Dealer 1" in text and "20 rounds" in text
