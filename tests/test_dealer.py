@@ -23,6 +23,9 @@ import pytest
 from rules.core import PLAYER_RULE
 from tests.rules.helpers import replay_lines
 
+#: Players on a clock of a few hundred ms: run after the others, in one process (`make test`).
+pytestmark = pytest.mark.alone
+
 socketio = pytest.importorskip("socketio", reason="python-socketio 4.x client not installed (requirements-dev.txt)")
 
 REPO = Path(__file__).resolve().parents[1]
