@@ -81,3 +81,15 @@ def test_rules_doc_lists_every_check() -> None:
     assert [code for code in CHECKS if code not in PROFILE_ONLY and f"| `{code}` |" not in doc] == []
     jua = (REPO / "docs" / "rules" / "jua.md").read_text(encoding="utf-8")
     assert [code for code in PROFILE_ONLY if f"| `{code}` |" not in jua] == []
+
+
+def test_python_m_kifu_is_the_command_line() -> None:
+    import subprocess
+    import sys
+
+    from common import __version__
+
+    done = subprocess.run([sys.executable, "-m", "kifu", "--version"], capture_output=True, text=True, timeout=60,
+                          cwd=REPO)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert __version__ in done.stdout
