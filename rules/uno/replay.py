@@ -74,6 +74,7 @@ class MatchReplay:
         self._misfits: list[tuple[str, str, bool]] = []  # the same, of hand-overs the replay's seating does not explain
         self._adjacent_round: int | None = None
         self._rules_turn: str | None = None  # the rules' player, when the last next-player named another seat
+        self._no_draw_stated: str | None = None  # the player a next-player said owes no draw, the replay says does
         self._log_gaps: dict[int, tuple[str, str]] = {}  # seq -> (what, "skip" the line | "keep" replaying it)
         self._synth: tuple[str, int] | None = None  # a hand-over inferred for a missing next-player
         self._undealt: int | None = None  # a round whose first-player is missing
@@ -197,9 +198,10 @@ class MatchReplay:
             # the dealer named another seat (a next-seat finding at that line), then took the action of the player
             # the rules give the turn to (or refused it for another cause than the turn): the log proves that
             # player acted in turn
-            s = s.replace(to_act=rules_turn)
+            s = s.replace(to_act=rules_turn, owes_draw=s.pending > 0 or s.bind.get(rules_turn, 0) > 0)
         elif rules_turn is not None and (ev.player != rules_turn or not isinstance(ev, TURN_ACTIONS)):
             self._rules_turn = rules_turn  # (other lines between the hand-over and that player's action)
+        s = self._owed_draw(s, ev)
         refused = self._refused_without_penalty(s, ev)
         if refused is not None:
             ev = refused
@@ -223,6 +225,7 @@ class MatchReplay:
         found.extend(snap_found)
         if isinstance(ev, E.NextPlayer):  # the turn it opens, as the log states it: judge the next action on that
             after = follow_next_player(after, ev, s.top, lost=cause is not None, diverged=cause is not None or bool(snap_found))
+            self._no_draw_stated = ev.next_player if ev.must_call_draw_card is False and after.owes_draw else None
         found.extend(self.ledger.observe(s, ev, stated, after))
         if (bad := self._not_cards.pop(ev.seq, None)) is not None:
             found.append(finding("conservation", ev, f"{ev.kind} gives or shows what is not a card of the deck: "
@@ -236,6 +239,20 @@ class MatchReplay:
         found = one_per_cause(found, ev, cause)
         self.state = after
         return Frame(ev.seq, ev, s, after, tuple(self._stamp(v) for v in found) if found else (), think)
+
+    def _owed_draw(self, s: GameState, ev: E.Event) -> GameState:
+        """The replay owes the player to act a draw, the dealer's ``next-player`` said none is owed, and the
+        dealer takes a card of theirs: the log proves no draw was owed (the stack and the bind are cleared).
+        A forced draw, or the dealer refusing the play, proves the replay right instead."""
+        stated, self._no_draw_stated = self._no_draw_stated, None
+        if stated is None or ev.player != stated:
+            self._no_draw_stated = stated if stated is not None and ev.player != stated else None
+            return s
+        if not isinstance(ev, (E.PlayCard, E.PlayDrawCard)) or getattr(ev, "rejected", None) is not None \
+                or ev.player != s.to_act or not s.owes_draw:  # fmt: skip
+            return s
+        bind = MappingProxyType({**s.bind, stated: 0}) if s.bind.get(stated, 0) else s.bind
+        return s.replace(owes_draw=False, pending=0, bind=bind)
 
     def _seating(self, s: GameState, ev: E.NextPlayer) -> tuple[GameState, Violation | None]:
         """The seating the hand-overs prove.  Every plain hand-over (no skip, no first-card effect)
@@ -453,8 +470,10 @@ def follow_next_player(s: GameState, ev: E.NextPlayer, old_top: Card | None, *, 
     reason = ev.draw_reason
     owed_for = reason in ("bind_2", "skip_bind_2", "draw_2", "wild_draw_4") or s.pending > 0 \
         or (isinstance(nxt, str) and s.bind.get(nxt, 0) > 0)  # fmt: skip
-    if isinstance(ev.must_call_draw_card, bool) and isinstance(nxt, str) and (owed_for or not ev.must_call_draw_card):
-        # (a draw owed for no reason the log gives is not taken: the line contradicts itself)
+    if isinstance(ev.must_call_draw_card, bool) and isinstance(nxt, str) and diverged \
+            and (owed_for or not ev.must_call_draw_card):  # fmt: skip
+        # (a draw owed for no reason the log gives is not taken: the line contradicts itself; a single odd
+        # must_call_draw_card is weighed against the player's next action, MatchReplay._owed_draw)
         ch["owes_draw"] = ev.must_call_draw_card
         if not ev.must_call_draw_card:
             ch.update(pending=0)
