@@ -221,6 +221,46 @@ def test_a_refused_play_is_written_penalised_and_answered(tmp_path: Path) -> Non
     assert _findings(out) == []
 
 
+def test_the_match_is_stored_and_its_findings_told_while_it_is_played(tmp_path: Path) -> None:
+    """At the official pace the match lasts seconds: the cheat's finding is printed while it goes on (before the
+    log's last line), only that player's findings are told, the database holds the match, --fail-on exits 1."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room L", "--rounds", "3", "--pace", "official",
+                              "--fill", "greedy", "greedy", "greedy", "--player", "cheat", "--fail-on", "error")  # fmt: skip
+    told: list[tuple[str, bool]] = []  # (finding line, the log had ended when it was read)
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            told.append((line, b'"finish-game"' in out.read_bytes()))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    bot = Bot(port, "Room L", "cheat", cheat=True).start()
+    try:
+        code = proc.wait(240)  # stdout is the reader's; stderr holds a few lines
+    finally:
+        bot.close()
+        if proc.poll() is None:
+            proc.kill()
+    reader.join(10)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    assert code == 1, err
+    assert "--fail-on error" in err and "exit 1" in err
+    assert told and all(f"{bot.code} (cheat)" in line for line, _ in told), told  # --player: the cheat's only
+    first, ended = told[0]
+    assert " error " in first and not ended, told
+    import duckdb
+
+    con = duckdb.connect(str(tmp_path / "k.duckdb"), read_only=True)
+    try:
+        stored = con.execute("select count(*) from events").fetchall()[0][0]
+        found = con.execute("select count(*) from violations where player = ?", [bot.code]).fetchall()[0][0]
+    finally:
+        con.close()
+    assert stored == len(_lines(out)) and found >= 1
+
+
 def test_join_errors_only_answer(tmp_path: Path) -> None:
     proc, port, out = _dealer(tmp_path, "--room", "Room B", "--rounds", "1", "--fill", "greedy", "greedy", "random")
     wrong = Bot(port, "Other room", "lost")
