@@ -350,3 +350,33 @@ def test_twenty_rounds_with_four_unchanged_official_demo_players(tmp_path: Path)
     text = subprocess.run([sys.executable, "-m", "kifu.cli", "validate", "--db", str(tmp_path / "k.duckdb")],
                           cwd=REPO, capture_output=True, text=True).stdout  # fmt: skip
     assert "Dealer 1" in text and "20 rounds" in text
+
+
+class _NoSockets:  # a hub for a table of built-in bots only
+    def send(self, code: str, event: str, data: Any) -> None: ...
+    def broadcast(self, event: str, data: Any) -> None: ...
+    def connected(self) -> list[str]:
+        return []
+
+
+@pytest.mark.parametrize("pace", ["fast", "official"])
+def test_the_official_pace_waits_10_ms_three_times_per_card_played(pace: str) -> None:
+    from referee import bots
+    from referee.dealer import PACE_S, DealerTable, Inbox
+    from referee.match import Seat
+    from rules.uno.profile import get as get_profile
+
+    seats = [Seat(f"P-{i:08d}", f"greedy-{i}", bots.builtin("greedy", i)) for i in range(1, 5)]
+    table = DealerTable(get_profile("algori-2023/skip_bind_2"), seats, _NoSockets(), Inbox(), remote=set(),
+                        pace_s=PACE_S if pace == "official" else 0.0, seed=7, rounds=1, dealer="Pace",
+                        dealer_code="D-00000001")  # fmt: skip
+    lines: list[bytes] = []
+    t0 = time.monotonic()
+    table.play(lines.append)
+    took = time.monotonic() - t0
+    played = sum(orjson.loads(x)["event"] in ("play-card", "play-draw-card") for x in lines)
+    assert played > 5
+    if pace == "official":  # the message, the play-card line, the next-player line: three waits at least
+        assert took >= 3 * PACE_S * played
+    else:
+        assert took < 3 * PACE_S * played
