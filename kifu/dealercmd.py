@@ -62,17 +62,23 @@ def run(args: argparse.Namespace, port_busy: Any) -> int:
             return fail(why, 1)
 
         def sink(line: bytes) -> None:
-            f.write(line + b"\n")
-            f.flush()
+            if not f.closed:  # after a Ctrl-C the table may write on a moment: the log is closed
+                f.write(line + b"\n")
+                f.flush()
 
         server = DealerServer(opts, sink, say)
+        interrupted = False
         try:
             why = asyncio.run(server.serve())
+        except KeyboardInterrupt:
+            why, interrupted = "interrupted", True
         finally:
             f.close()
             follow.finish()
+    if interrupted:
+        return fail(f"interrupted; what was played is stored in {args.db} (log: {out})", 130)
     if why is not None:
-        fail(f"the match did not complete: {why} (log so far: {out})", 1)
+        fail(f"the match did not complete: {why} (log so far: {out}; what was played is stored in {args.db})", 1)
     else:
         table = server.table
         assert table is not None

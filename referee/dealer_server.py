@@ -213,7 +213,8 @@ class DealerServer:
             self.result = f"the dealer failed: {type(exc).__name__}: {exc}"
         finally:
             assert self.loop is not None
-            self.loop.call_soon_threadsafe(self.ended.set)
+            if not self.loop.is_closed():  # closed: the server was interrupted (Ctrl-C)
+                self.loop.call_soon_threadsafe(self.ended.set)
 
     async def serve(self) -> str | None:
         """Serves until the match has ended (or no match could start in time); why it did not complete, or None."""
