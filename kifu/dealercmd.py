@@ -1,4 +1,4 @@
-"""``kifu dealer``: serve one ALGORI 2023 match to socket.io players, log it and follow the log into the database."""
+"""``kifu dealer``: serve one ALGORI 2023 match to socket.io players, log it, follow the log into the database."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ FILL = ("random", "greedy", "stacker")  # the sloppy bot's fouls are the JUA pro
 
 def run(args: argparse.Namespace, port_busy: Any) -> int:
     """Exit 0: the match completed and is stored; 1: it did not, it could not be stored, or ``--fail-on`` found
-    a finding; 2: a bad argument."""
+    a finding; 2: a bad argument; 130: Ctrl-C (what was played is stored all the same)."""
+    from common.settings import SettingError, memory_limit
     from referee import bots
     from referee.dealer import PACE_S
     from referee.dealer_server import SEATS, DealerServer, Options
-    from common.settings import SettingError, memory_limit
     from rules.uno.profile import get as get_profile
 
     def fail(why: str, status: int = 2) -> int:
@@ -76,15 +76,15 @@ def run(args: argparse.Namespace, port_busy: Any) -> int:
             f.close()
             follow.finish()
     if interrupted:
-        return fail(f"interrupted; what was played is stored in {args.db} (log: {out})", 130)
-    if why is not None:
-        fail(f"the match did not complete: {why} (log so far: {out}; what was played is stored in {args.db})", 1)
+        fail(f"interrupted (log so far: {out})", 130)
+    elif why is not None:
+        fail(f"the match did not complete: {why} (log so far: {out})", 1)
     else:
         table = server.table
         assert table is not None
         say(f"match {table.dealer_code} complete: {table.rounds} rounds, {table.seq} lines written to {out}")
-    return follow.status(args) if why is None else 1
-
+    stored = follow.status(args)  # what is stored, whatever the end; --fail-on
+    return 130 if interrupted else 1 if why is not None else stored
 
 class Follow:
     """The log followed into ``--db`` while the match is played: :class:`loaders.live.watch.Watcher` in a
@@ -118,7 +118,7 @@ class Follow:
         self._thread.join()
 
     def _until(self) -> bool:
-        # once the log is complete, one more poll reads it to its end; then stop (the last batch is stored on the way out)
+        # the log complete, one more poll reads it to its end; then stop (the last batch is stored on the way out)
         if self._done.is_set() and self._drained and self.watcher.status.behind == 0:
             return True
         self._drained = self._done.is_set()

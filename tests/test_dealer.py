@@ -261,6 +261,18 @@ def test_the_match_is_stored_and_its_findings_told_while_it_is_played(tmp_path: 
     assert stored == len(_lines(out)) and found >= 1
 
 
+def test_a_database_another_watcher_writes_is_refused_before_the_match(tmp_path: Path) -> None:
+    from queries import sharing
+
+    with sharing.watching(tmp_path / "k.duckdb"):
+        r = subprocess.run([sys.executable, "-m", "kifu.cli", "dealer", "--port", str(_port()), "--room", "Room W",
+                            "--rounds", "1", "--fill", "greedy", "greedy", "greedy", "greedy",
+                            "--db", str(tmp_path / "k.duckdb"), "--out", str(tmp_path / "match.jsonl")],
+                           cwd=REPO, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert r.returncode == 1 and "another kifu watch" in r.stderr and "not stored" in r.stderr, r.stderr
+    assert "starts" not in r.stderr
+
+
 def test_join_errors_only_answer(tmp_path: Path) -> None:
     proc, port, out = _dealer(tmp_path, "--room", "Room B", "--rounds", "1", "--fill", "greedy", "greedy", "random")
     wrong = Bot(port, "Other room", "lost")
