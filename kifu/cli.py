@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
                        "followed into --db as it is written (as kifu watch follows it), findings told as they come.",
                        epilog="Exit status: 0 when the match completed and is stored; 1 when it did not (the "
                        "one-line reason says why), it could not be stored, or --fail-on found a finding; 2 on a bad "
-                       "argument.")  # fmt: skip
+                       "argument; 130 on Ctrl-C (what was played is stored).")  # fmt: skip
     p.add_argument("--room", required=True, help="the dealer name players join (their room_name)")
     p.add_argument("--rounds", type=int, required=True, help="rounds in the match")
     p.add_argument("--white-wild", choices=("bind_2", "skip_bind_2", "none"), default="skip_bind_2",
