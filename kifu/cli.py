@@ -172,14 +172,15 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("dealer", help="serve one ALGORI 2023 match to socket.io players (the contest's dealer "
-                       "protocol), referee it, write its log and ingest it",
+                       "protocol), referee it, write its log and store it live",
                        description="Be the ALGORI 2023 dealer for one match: players in any language connect with "
                        "socket.io 2.x and join --room; when the four seats are full (or filled with --fill bots) "
                        "the match is played by Kifu's referee, with the system specification's events, errors, "
                        "penalties and 5-second clock. The log is written line by line in the dealer's shape and "
-                       "ingested into --db at the end.",
-                       epilog="Exit status: 0 when the match completed and was ingested; 1 when it did not (the "
-                       "one-line reason says why) or the ingest failed; 2 on a bad argument.")  # fmt: skip
+                       "followed into --db as it is written (as kifu watch follows it), findings told as they come.",
+                       epilog="Exit status: 0 when the match completed and is stored; 1 when it did not (the "
+                       "one-line reason says why), it could not be stored, or --fail-on found a finding; 2 on a bad "
+                       "argument; 130 on Ctrl-C (what was played is stored).")  # fmt: skip
     p.add_argument("--room", required=True, help="the dealer name players join (their room_name)")
     p.add_argument("--rounds", type=int, required=True, help="rounds in the match")
     p.add_argument("--white-wild", choices=("bind_2", "skip_bind_2", "none"), default="skip_bind_2",
@@ -192,7 +193,16 @@ def main(argv: list[str] | None = None) -> int:
                    help="seconds to wait for the players to join (default: %(default)s)")
     p.add_argument("--fill", nargs="*", default=[], metavar="BOT",
                    help="built-in bots (random, greedy, stacker) taking the last seats")
-    p.add_argument("--db", required=True, help="the DuckDB database file the match is ingested into")
+    p.add_argument("--db", required=True, help="the DuckDB database file the match is stored into as it is played "
+                   "(`kifu serve --db` on it shows the match live)")
+    p.add_argument("--player", metavar="NAME", help="tell only the findings about this player (its code or name)")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="findings as text lines, or one JSON object per line for tools (default: %(default)s)")
+    p.add_argument("--fail-on", choices=("error", "warning"),
+                   help="exit 1 at the end if there was a finding of this severity or worse (of --player's, if given)")
+    p.add_argument("--pace", choices=("fast", "official"), default="fast",
+                   help="official: wait 10 ms where the official dealer does (at least three times per card "
+                   "played); fast: no waits (default: %(default)s)")
     p.add_argument("--out", "-o", help="the log file (default: kifu-dealer-ROOM.jsonl)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress messages")
     p.set_defaults(func=cmd_dealer)
@@ -429,7 +439,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_dealer(args: argparse.Namespace) -> int:
     from kifu.dealercmd import run
 
-    return run(args, _port_busy, cmd_ingest)
+    return run(args, _port_busy)
 
 
 def _dashboard_ok(url: str) -> bool:

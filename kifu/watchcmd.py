@@ -47,7 +47,8 @@ def add_arguments(p: argparse.ArgumentParser, db_default: str) -> None:
 class Printer:
     """Writes each finding on one line (text or JSON) and the status line; decides ``--fail-on``."""
 
-    def __init__(self, args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
+    def __init__(self, args: argparse.Namespace, out: TextIO, err: TextIO, prog: str = "kifu watch") -> None:
+        self.prog = prog
         self.fmt = args.format
         self.player = args.player
         self.fail_rank = SEVERITY_RANK.get(args.fail_on) if args.fail_on else None
@@ -84,7 +85,7 @@ class Printer:
 
     def note(self, text: str) -> None:
         self._clear_status()
-        self.err.write(f"kifu watch: {terminal(text)}\n")
+        self.err.write(f"{self.prog}: {terminal(text)}\n")
         self.err.flush()
 
     def status(self, s: Status, lag: float | None) -> None:

@@ -39,6 +39,15 @@ from rules.uno.state import HAND_CAP, playable
 ACTIONS = ("play-card", "draw-card", "play-draw-card", "challenge", "color-of-wild")
 NAME_MAX = 20  # the dealer's MAX_NAME_LENGTH
 
+#: ``--pace official``: the official dealer (uno-procon ``server.socket.ts``, ``common.service.ts``) waits
+#: ``AppConst.TIMEOUT_DELAY`` = 10 ms at fixed points — once when a handler takes a player's message, and
+#: before the lines below, as many times as it waits on the way to each (a card played: the message, the
+#: play-card line, the next-player line — three; a wild or a white wild one more).
+PACE_S = 0.010
+WAITS = {"first-player": 2, "play-card": 1, "play-draw-card": 2, "color-of-wild": 1, "draw-card": 1,
+         "next-player": 1, "penalty": 1, "public-card": 1, "challenge": 2, "pointed-not-say-uno": 2,
+         "finish-turn": 1}  # fmt: skip
+
 
 class DealerStop(Exception):
     """The match cannot go on (every player has left); the message says why."""
@@ -93,9 +102,10 @@ class DealerTable(AlgoriTable):
     """One ALGORI match whose players are socket.io clients (or built-in bots filling a seat)."""
 
     def __init__(self, profile: Profile, seats: list[Seat], hub: Hub, inbox: Inbox, *, timeout_s: float = 5.0,
-                 remote: set[str], **kw: Any) -> None:  # fmt: skip
+                 remote: set[str], pace_s: float = 0.0, **kw: Any) -> None:  # fmt: skip
         super().__init__(profile, seats, **kw)
         self.hub, self.inbox, self.timeout_s, self.remote = hub, inbox, timeout_s, remote
+        self.pace_s = pace_s  # PACE_S with --pace official, else 0
         self.gone: set[str] = set()
         self.taken: list[Card] = []
         self.t = _now_ms()
@@ -107,12 +117,18 @@ class DealerTable(AlgoriTable):
 
     def _emit(self, event: str, player: str, contents: dict[str, Any], *, refused: str | None = None,
               think: int = 0) -> E.Event:  # fmt: skip
+        card = E.card_of(contents.get("card_play")) if event == "play-card" else None
+        self._wait(WAITS.get(event, 0) + (card is not None and card.special == "white_wild"))  # its effect: one more
         self.t = max(self.t, _now_ms() - 1)  # the wall clock: a live match's lines carry when they were written
         before = self.state
         ev = super()._emit(event, player, contents, refused=refused, think=0)
         if refused is None:
             self._notify(event, player, contents, before)
         return ev
+
+    def _wait(self, n: int) -> None:
+        if self.pace_s and n:
+            time.sleep(self.pace_s * n)
 
     def _desk(self, before: Any, after: Any, ev: E.Event) -> dict[str, Any] | None:
         """The dealer's desk; a play of a card the player does not hold shows that hand one card short (the
@@ -187,6 +203,7 @@ class DealerTable(AlgoriTable):
         """The next message of ``p`` that acts in ``phase``; other messages are handled as they come.
         None when the clock ran out (or the player has left: its clock runs out at once)."""
         if p not in self.remote:
+            self._wait(1)  # as the handler of the message the bot would have sent
             return self._local(p, phase)
         deadline = time.monotonic() + self.timeout_s
         while True:
@@ -195,6 +212,8 @@ class DealerTable(AlgoriTable):
             m = self.inbox.get(deadline - time.monotonic())
             if m is None:
                 return None
+            if m.event != "disconnect":
+                self._wait(1)  # the handler's first wait
             if m.code == p and m.event in ACTIONS:
                 if phase == "play_drawn" and m.event != "play-draw-card":
                     m.error("Interrupts are restricted.")
@@ -238,6 +257,8 @@ class DealerTable(AlgoriTable):
     def _drain(self) -> None:
         """Messages that came while nobody was being waited for (between the lines of a turn)."""
         while (m := self.inbox.get(0)) is not None:
+            if m.event != "disconnect":
+                self._wait(1)
             self.side(m)
 
     def _local(self, p: str, phase: str) -> Message:

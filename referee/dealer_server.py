@@ -51,6 +51,7 @@ class Options:
     seed: int = 0
     timeout_s: float = 5.0
     join_wait_s: float = 600.0
+    pace_s: float = 0.0  # referee.dealer.PACE_S: the official dealer's waits (--pace official)
     fill: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = field(default_factory=list)
 
 
@@ -197,8 +198,8 @@ class DealerServer:
             code = f"P-{len(seats) + 1:08d}"
             seats.append(Seat(code, f"{kind}-{len(seats) + 1}", bot))
         self.table = DealerTable(self.opts.profile, seats, self, self.inbox, timeout_s=self.opts.timeout_s,
-                                 remote=set(self.names), seed=self.opts.seed, rounds=self.opts.rounds,
-                                 dealer=self.opts.room, dealer_code=self.dealer_code())  # fmt: skip
+                                 remote=set(self.names), pace_s=self.opts.pace_s, seed=self.opts.seed,
+                                 rounds=self.opts.rounds, dealer=self.opts.room, dealer_code=self.dealer_code())  # fmt: skip
         self.say(f"match {self.table.dealer_code} starts: {self.opts.rounds} rounds, {self.opts.profile.id}")
         threading.Thread(target=self._play, name="kifu-dealer-table", daemon=True).start()
 
@@ -212,7 +213,8 @@ class DealerServer:
             self.result = f"the dealer failed: {type(exc).__name__}: {exc}"
         finally:
             assert self.loop is not None
-            self.loop.call_soon_threadsafe(self.ended.set)
+            if not self.loop.is_closed():  # closed: the server was interrupted (Ctrl-C)
+                self.loop.call_soon_threadsafe(self.ended.set)
 
     async def serve(self) -> str | None:
         """Serves until the match has ended (or no match could start in time); why it did not complete, or None."""

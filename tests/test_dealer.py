@@ -221,6 +221,58 @@ def test_a_refused_play_is_written_penalised_and_answered(tmp_path: Path) -> Non
     assert _findings(out) == []
 
 
+def test_the_match_is_stored_and_its_findings_told_while_it_is_played(tmp_path: Path) -> None:
+    """At the official pace the match lasts seconds: the cheat's finding is printed while it goes on (before the
+    log's last line), only that player's findings are told, the database holds the match, --fail-on exits 1."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room L", "--rounds", "3", "--pace", "official",
+                              "--fill", "greedy", "greedy", "greedy", "--player", "cheat", "--fail-on", "error")  # fmt: skip
+    told: list[tuple[str, bool]] = []  # (finding line, the log had ended when it was read)
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            told.append((line, b'"finish-game"' in out.read_bytes()))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    bot = Bot(port, "Room L", "cheat", cheat=True).start()
+    try:
+        code = proc.wait(240)  # stdout is the reader's; stderr holds a few lines
+    finally:
+        bot.close()
+        if proc.poll() is None:
+            proc.kill()
+    reader.join(10)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    assert code == 1, err
+    assert "--fail-on error" in err and "exit 1" in err
+    assert told and all(f"{bot.code} (cheat)" in line for line, _ in told), told  # --player: the cheat's only
+    first, ended = told[0]
+    assert " error " in first and not ended, told
+    import duckdb
+
+    con = duckdb.connect(str(tmp_path / "k.duckdb"), read_only=True)
+    try:
+        stored = con.execute("select count(*) from events").fetchall()[0][0]
+        found = con.execute("select count(*) from violations where player = ?", [bot.code]).fetchall()[0][0]
+    finally:
+        con.close()
+    assert stored == len(_lines(out)) and found >= 1
+
+
+def test_a_database_another_watcher_writes_is_refused_before_the_match(tmp_path: Path) -> None:
+    from queries import sharing
+
+    with sharing.watching(tmp_path / "k.duckdb"):
+        r = subprocess.run([sys.executable, "-m", "kifu.cli", "dealer", "--port", str(_port()), "--room", "Room W",
+                            "--rounds", "1", "--fill", "greedy", "greedy", "greedy", "greedy",
+                            "--db", str(tmp_path / "k.duckdb"), "--out", str(tmp_path / "match.jsonl")],
+                           cwd=REPO, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert r.returncode == 1 and "another kifu watch" in r.stderr and "not stored" in r.stderr, r.stderr
+    assert "starts" not in r.stderr
+
+
 def test_join_errors_only_answer(tmp_path: Path) -> None:
     proc, port, out = _dealer(tmp_path, "--room", "Room B", "--rounds", "1", "--fill", "greedy", "greedy", "random")
     wrong = Bot(port, "Other room", "lost")
@@ -310,3 +362,33 @@ def test_twenty_rounds_with_four_unchanged_official_demo_players(tmp_path: Path)
     text = subprocess.run([sys.executable, "-m", "kifu.cli", "validate", "--db", str(tmp_path / "k.duckdb")],
                           cwd=REPO, capture_output=True, text=True).stdout  # fmt: skip
     assert "Dealer 1" in text and "20 rounds" in text
+
+
+class _NoSockets:  # a hub for a table of built-in bots only
+    def send(self, code: str, event: str, data: Any) -> None: ...
+    def broadcast(self, event: str, data: Any) -> None: ...
+    def connected(self) -> list[str]:
+        return []
+
+
+@pytest.mark.parametrize("pace", ["fast", "official"])
+def test_the_official_pace_waits_10_ms_three_times_per_card_played(pace: str) -> None:
+    from referee import bots
+    from referee.dealer import PACE_S, DealerTable, Inbox
+    from referee.match import Seat
+    from rules.uno.profile import get as get_profile
+
+    seats = [Seat(f"P-{i:08d}", f"greedy-{i}", bots.builtin("greedy", i)) for i in range(1, 5)]
+    table = DealerTable(get_profile("algori-2023/skip_bind_2"), seats, _NoSockets(), Inbox(), remote=set(),
+                        pace_s=PACE_S if pace == "official" else 0.0, seed=7, rounds=1, dealer="Pace",
+                        dealer_code="D-00000001")  # fmt: skip
+    lines: list[bytes] = []
+    t0 = time.monotonic()
+    table.play(lines.append)
+    took = time.monotonic() - t0
+    played = sum(orjson.loads(x)["event"] in ("play-card", "play-draw-card") for x in lines)
+    assert played > 5
+    if pace == "official":  # the message, the play-card line, the next-player line: three waits at least
+        assert took >= 3 * PACE_S * played
+    else:
+        assert took < 3 * PACE_S * played
