@@ -447,6 +447,10 @@ def _with_verdict(ev: Event, nxt: Event, to_act: Any = _NOBODY) -> Event:
         return _replace(ev, rejected=err, penalty_seq=nxt.seq)
     if isinstance(ev, SpecialLogic) and nxt.victim == ev.player and err in TITLE_ERRORS:
         return _replace(ev, rejected=err, penalty_seq=nxt.seq)
+    if isinstance(ev, SpecialLogic) and (err in PENALTY_ONLY or err == "Next player invalid."):
+        # the dealer judges a special logic by its title only, at any time: a turn or challenge error after it
+        # answers that player's unlogged out-of-turn draw or challenge
+        return ev
     if isinstance(ev, (CardAction, ColorOfWild, SpecialLogic)) and isinstance(ev.player, str) \
             and isinstance(nxt.victim, str) and _answers(ev.player, nxt.victim, err, to_act):
         return _replace(ev, rejected=err, penalty_seq=nxt.seq,

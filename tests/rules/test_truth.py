@@ -218,3 +218,26 @@ def test_two_seats_exchanged_in_the_deal_are_a_few_findings_not_one_per_hand_ove
     assert not [v for v in new if v.family == PLAYER_RULE]
     assert any("fits the seating" in v.message for v in new if v.code == "next-seat")
     assert len(new) <= 8, Counter(v.code for v in new)
+
+
+def test_a_turn_penalty_after_a_special_logic_answers_the_unlogged_draw_not_the_special_logic() -> None:
+    """The dealer judges a special logic by its title only, at any time; 'Next player invalid.' right after
+    one answers the sender's out-of-turn draw, which the dealer never logs: the sender's turn-owner, not a
+    penalty the referee gave for a legal special logic."""
+    acts = copy.deepcopy(list(_round(0)))
+    i = next(i for i, a in enumerate(acts) if a["event"] == "play-card" and acts[i + 1]["event"] == "next-player"
+             and i > 10)  # fmt: skip
+    p = acts[i]["player"]
+    t = acts[i]["date_ms"]
+    special = {"seq": 0, "event": "special-logic", "player": p, "turn": acts[i]["turn"],
+               "contents": {"title": "いちばん多い色を選ぶ", "number_turn_play": c(acts[i]).get("number_turn_play")},
+               "desk": None, "date_ms": t + 1}  # fmt: skip
+    penalty = {"seq": 0, "event": "penalty", "player": "", "turn": acts[i]["turn"],
+               "contents": {"player": p, "cards_receive": [], "number_turn_play": c(acts[i]).get("number_turn_play"),
+                            "error": {"message": "Next player invalid.", "code": "bad_request", "status": 400}},
+               "desk": None, "date_ms": t + 2}  # fmt: skip
+    acts[i + 1:i + 1] = [special, penalty]
+    renumber(acts)
+    at = [(v.code, v.family) for v in findings(acts) if v.seq in (i + 2, i + 3) or v.penalty_seq == i + 3]
+    assert ("turn-owner", PLAYER_RULE) in at, at
+    assert ("penalty-unjustified", DEALER_JUDGEMENT) not in at, at
