@@ -83,15 +83,22 @@ class Inbox:
     """Every player message in arrival order (the server thread puts, the table thread takes)."""
 
     q: queue.Queue[Message] = field(default_factory=queue.Queue)
+    held: Message | None = None  # a message taken and put back, the first to be taken again
 
     def put(self, m: Message) -> None:
         self.q.put(m)
 
     def get(self, timeout: float) -> Message | None:
+        if self.held is not None:
+            m, self.held = self.held, None
+            return m
         try:
             return self.q.get(timeout=max(0.0, timeout))
         except queue.Empty:
             return None
+
+    def hold(self, m: Message) -> None:
+        self.held = m
 
 
 def _now_ms() -> int:
@@ -255,11 +262,23 @@ class DealerTable(AlgoriTable):
             m.error(f"Unknown event {m.event}.")
 
     def _drain(self) -> None:
-        """Messages that came while nobody was being waited for (between the lines of a turn)."""
+        """Messages that came while nobody was being waited for (between the lines of a turn).  The action of
+        the player already told to act (``next-player``, ``color-of-wild``, a draw's answer) stays for
+        :meth:`_await`: a fast bot answers before the table is back to wait for it."""
         while (m := self.inbox.get(0)) is not None:
+            if m.event in ACTIONS and m.code is not None and m.code == self._told():
+                self.inbox.hold(m)
+                return
             if m.event != "disconnect":
                 self._wait(1)
             self.side(m)
+
+    def _told(self) -> str | None:
+        """The player the table has told to act and will wait for next, if any."""
+        s = self.state
+        if not s.in_round or s.winner is not None or s.auto_draw is not None or T.handover_due(s):
+            return None
+        return s.chooser if s.gate == "color" else s.to_act
 
     def _local(self, p: str, phase: str) -> Message:
         """A built-in bot's answer, as the message a client would send."""

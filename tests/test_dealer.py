@@ -165,6 +165,67 @@ class Bot:
             pass
 
 
+class _AnsweringHub:
+    """A hub whose four players answer inside the send itself: every answer is in the table's inbox before the
+    table is back to wait for it (the fastest bot there can be)."""
+
+    def __init__(self) -> None:
+        from referee.dealer import Inbox
+
+        self.inbox = Inbox()
+
+    def connected(self) -> list[str]:
+        return [f"P-{i:08d}" for i in range(1, 5)]
+
+    def broadcast(self, event: str, data: Any) -> None:
+        pass
+
+    def send(self, code: str, event: str, data: Any) -> None:
+        from referee.dealer import Message
+
+        def put(ev: str, d: Any, then: Any = None) -> None:
+            self.inbox.put(Message(code, ev, d, lambda err, res: then(res) if then and err is None else None))
+
+        def drawn(res: dict[str, Any]) -> None:
+            if res.get("can_play_draw_card"):
+                card = res["draw_card"][0]
+                put("play-draw-card", {"is_play_card": card.get("special") != "wild_draw_4", "yell_uno": False,
+                                       "color_of_wild": "red"})  # fmt: skip
+
+        if event == "color-of-wild":
+            put("color-of-wild", {"color_of_wild": "green"})
+        elif event == "next-player":
+            hand, top = data["card_of_player"], data["card_before"]
+            card = next((c for c in hand if _playable(c, top) and c.get("special") != "wild_draw_4"), None)
+            if data["must_call_draw_card"] or card is None:
+                put("draw-card", {}, None if data["must_call_draw_card"] else drawn)
+            else:
+                put("play-card", {"card_play": card, "yell_uno": len(hand) == 2, "color_of_wild": "blue"})
+
+
+def test_an_answer_that_comes_before_the_table_waits_for_it_is_the_awaited_action() -> None:
+    """A fast bot answers next-player (or a draw, or color-of-wild) before the table thread is back to wait:
+    its action is the turn's, never an out-of-turn play."""
+    from referee.dealer import DealerTable
+    from referee.match import Seat
+    from rules.uno.profile import get as get_profile
+
+    hub = _AnsweringHub()
+    seats = [Seat(code, code, lambda view: {}) for code in hub.connected()]
+    table = DealerTable(get_profile("algori-2023/skip_bind_2"), seats, hub, hub.inbox, timeout_s=5.0,
+                        remote=set(hub.connected()), seed=4, rounds=20, dealer="Fast", dealer_code="D-00000001")  # fmt: skip
+    events: list[dict[str, Any]] = []
+
+    def sink(line: bytes) -> None:  # the first penalty stops the match
+        events.append(orjson.loads(line))
+        assert events[-1]["event"] != "penalty", events[-1]["contents"]
+
+    table.play(sink)
+    assert [x["event"] for x in events].count("finish-turn") == 20
+    _, found = replay_lines(events)
+    assert [v for v in found if v.family != PLAYER_RULE] == []
+
+
 def _finish(proc: subprocess.Popen[str], timeout: float = 240) -> tuple[int, str]:
     try:
         _, err = proc.communicate(timeout=timeout)
