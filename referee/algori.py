@@ -57,7 +57,9 @@ class AlgoriTable(Table):
 
     # ------------------------------------------------------------------ a round
 
-    def _round(self, seats: list[str]) -> str | None:
+    def _deal_round(self, seats: list[str]) -> bool:
+        """The round's deal as the dealer writes it (``first-player``, then the colour request of a first
+        wild); True when the first card is a wild whose colour the first player chooses."""
         prof = self.profile
         hands, first, _ = self._deal(seats, seats)
         contents: dict[str, Any] = {}
@@ -66,8 +68,13 @@ class AlgoriTable(Table):
         contents.update({"first_player": seats[0], "first_card": _card(first), "play_order": seats,
                          "cards_receive": {p: _hand(h) for p, h in hands.items()}})  # fmt: skip
         self._emit("first-player", "", contents)
-        if self.state.first_turn == "wild":
-            self._emit("color-change-request", "", {"player": seats[0], "number_turn_play": 1})
+        if self.state.first_turn != "wild":
+            return False
+        self._emit("color-change-request", "", {"player": seats[0], "number_turn_play": 1})
+        return True
+
+    def _round(self, seats: list[str]) -> str | None:
+        if self._deal_round(seats):
             self._colour(seats[0])
         while self.state.in_round:
             s = self.state

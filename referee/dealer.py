@@ -323,16 +323,7 @@ class DealerTable(AlgoriTable):
     # ------------------------------------------------------------------ the round
 
     def _round(self, seats: list[str]) -> str | None:
-        prof = self.profile
-        hands, first, _ = self._deal(seats, seats)
-        contents: dict[str, Any] = {}
-        if prof.white_wild is not None:
-            contents["white_wild"] = prof.white_wild
-        contents.update({"first_player": seats[0], "first_card": _card(first), "play_order": seats,
-                         "cards_receive": {p: _hand(h) for p, h in hands.items()}})  # fmt: skip
-        self._emit("first-player", "", contents)
-        if self.state.first_turn == "wild":
-            self._emit("color-change-request", "", {"player": seats[0], "number_turn_play": 1})
+        self._deal_round(seats)
         while self.state.in_round:
             self._drain()
             s = self.state
