@@ -67,28 +67,38 @@ class Sampler:
     def __init__(self, pid: int) -> None:
         self.proc = psutil.Process(pid)
         self.cpu, self.rss = 0.0, 0
+        self.cpus: dict[int, float] = {}  # pid -> CPU seconds (the last sample of each)
+        self.peaks = {False: 0, True: 0}  # the dealer's peak RSS, its children's
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def sample(self) -> None:
+        """The process and its children (kifu dealer's watcher process, storing the match as it is played):
+        CPU seconds summed, RSS the peak of each (the dealer's, the watcher's)."""
         try:
-            t = self.proc.cpu_times()
-            self.cpu = t.user + t.system
-            self.rss = max(self.rss, self.proc.memory_info().rss)
+            procs = [self.proc, *self.proc.children(recursive=True)]
         except psutil.Error:  # gone
-            pass
+            return
+        for i, p in enumerate(procs):
+            try:
+                t = p.cpu_times()
+                self.cpus[p.pid] = t.user + t.system
+                self.peaks[i > 0] = max(self.peaks[i > 0], p.memory_info().rss)
+            except psutil.Error:
+                pass
+        self.cpu, self.rss = sum(self.cpus.values()), self.peaks[False]
 
     def _run(self) -> None:
         while not self._stop.is_set():
             self.sample()
             self._stop.wait(0.1)
 
-    def stop(self) -> tuple[float, int]:
+    def stop(self) -> tuple[float, int, int]:
         self._stop.set()
         self._thread.join()
         self.sample()
-        return self.cpu, self.rss
+        return self.cpu, self.rss, self.peaks[True]
 
 
 @dataclass
@@ -98,6 +108,7 @@ class Result:
     lines: int = 0
     dealer_cpu: float = 0.0
     dealer_rss: int = 0
+    watcher_rss: int = 0
     players_cpu: float = 0.0
     ingest: float = 0.0
     families: dict[str, int] = field(default_factory=dict)
@@ -130,9 +141,9 @@ def play(rounds: int, players: list[list[str]], env: dict[str, str] | None, work
                                           stdout=f, stderr=subprocess.STDOUT))  # fmt: skip
     codes = [p.wait() for p in procs]  # every player gone: the match is over
     r = Result(rounds, wall=time.perf_counter() - t0, players_cpu=children_cpu() - cpu0)
-    r.dealer_cpu, r.dealer_rss = sampler.stop()
     t1 = time.perf_counter()
     _, err = dealer.communicate()
+    r.dealer_cpu, r.dealer_rss, r.watcher_rss = sampler.stop()  # the watcher's CPU to the end of its catch-up
     r.ingest = time.perf_counter() - t1
     for code, out in zip(codes, outs):
         if code != 0:
@@ -166,8 +177,8 @@ def report(title: str, r: Result) -> None:
     if r.latency_ms:
         print(f"  action latency  p50 {pct(r.latency_ms, 0.5):.2f} ms   p95 {pct(r.latency_ms, 0.95):.2f} ms   "
               f"max {max(r.latency_ms):.1f} ms   ({len(r.latency_ms):,} actions, emit → ack in the bots)")  # fmt: skip
-    print(f"  dealer process  {r.dealer_cpu:7.1f} CPU s = {r.dealer_cpu / r.wall:.0%} of the wall   "
-          f"peak RSS {r.dealer_rss / 2**20:.0f} MiB")  # fmt: skip
+    print(f"  kifu dealer     {r.dealer_cpu:7.1f} CPU s = {r.dealer_cpu / r.wall:.0%} of the wall (the dealer and "
+          f"its watcher process)   peak RSS {r.dealer_rss / 2**20:.0f} MiB + {r.watcher_rss / 2**20:.0f} MiB")  # fmt: skip
     print(f"  four players    {r.players_cpu:7.1f} CPU s = {r.players_cpu / r.wall:.0%} of the wall")
     print(f"  then the ingest {r.ingest:7.1f} s;  findings by family: {r.families or 'none'}")
 

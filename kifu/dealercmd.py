@@ -56,10 +56,7 @@ def run(args: argparse.Namespace, port_busy: Any) -> int:
     say = (lambda msg: print(f"kifu dealer: {terminal(msg)}", file=sys.stderr, flush=True)) if not args.quiet \
         else (lambda msg: None)  # fmt: skip
     with open(out, "wb") as f:  # line by line, flushed: the watcher below (and any `kifu watch`) follows it
-        follow = Follow(args, out)
-        why = follow.start()
-        if why is not None:
-            return fail(why, 1)
+        follow = Follow(args, out)  # its process starts while the server starts listening
 
         def sink(line: bytes) -> None:
             if not f.closed:  # after a Ctrl-C the table may write on a moment: the log is closed
@@ -67,84 +64,132 @@ def run(args: argparse.Namespace, port_busy: Any) -> int:
                 f.flush()
 
         server = DealerServer(opts, sink, say)
+
+        def await_follow() -> None:  # the match starts once the watcher follows the log, or not at all
+            refused = follow.ready()
+            if refused is None:
+                server.ready.set()
+            else:
+                server.abort(refused)
+
+        threading.Thread(target=await_follow, name="kifu-dealer-await-watcher", daemon=True).start()
         interrupted = False
         try:
-            why = asyncio.run(server.serve())
-        except KeyboardInterrupt:
-            why, interrupted = "interrupted", True
+            try:
+                why = asyncio.run(server.serve())
+            except KeyboardInterrupt:
+                why, interrupted = "interrupted", True
+            finally:
+                f.close()
+            if interrupted:
+                fail(f"interrupted (log so far: {out})", 130)
+            elif server.aborted is not None:
+                fail(server.aborted, 1)
+            elif why is not None:
+                fail(f"the match did not complete: {why} (log so far: {out})", 1)
+            else:
+                table = server.table
+                assert table is not None
+                say(f"match {table.dealer_code} complete: {table.rounds} rounds, {table.seq} lines written to {out}")
         finally:
-            f.close()
-            follow.finish()
-    if interrupted:
-        fail(f"interrupted (log so far: {out})", 130)
-    elif why is not None:
-        fail(f"the match did not complete: {why} (log so far: {out})", 1)
-    else:
-        table = server.table
-        assert table is not None
-        say(f"match {table.dealer_code} complete: {table.rounds} rounds, {table.seq} lines written to {out}")
-    stored = follow.status(args)  # what is stored, whatever the end; --fail-on
+            stored = follow.finish()  # what is stored, whatever the end; --fail-on
     return 130 if interrupted else 1 if why is not None else stored
 
 class Follow:
     """The log followed into ``--db`` while the match is played: :class:`loaders.live.watch.Watcher` in a
-    thread of its own, its findings told as ``kifu watch`` tells them (``--player``, ``--format``,
-    ``--fail-on``)."""
+    process of its own (:func:`_follow`), its findings told as ``kifu watch`` tells them (``--player``,
+    ``--format``, ``--fail-on``).  Its own process, not a thread: storing a match costs about as much CPU as
+    refereeing it, and in the dealer's process it would share one interpreter lock with the socket server and
+    the table — every action's answer would wait for it.  It ignores Ctrl-C (the dealer tells it when the log
+    is complete, whatever the end) and dies with the dealer (SIGKILL included: the database is then as after
+    its last committed batch)."""
 
     def __init__(self, args: argparse.Namespace, out: Path) -> None:
-        from kifu.watchcmd import Printer
-        from loaders.core import feeds
-        from loaders.live.watch import Watcher
+        import multiprocessing
 
-        self.printer = Printer(argparse.Namespace(format=args.format, player=args.player, fail_on=args.fail_on,
-                                                  no_status=True), sys.stdout, sys.stderr, prog="kifu dealer")  # fmt: skip
-        self.watcher = Watcher(args.db, [feeds.follow_path(out)], on_finding=self.printer.finding,
-                               on_note=self.printer.note if not args.quiet else None)  # fmt: skip
+        ctx = multiprocessing.get_context("spawn")
+        self.done = ctx.Event()
+        self._conn, child = ctx.Pipe(duplex=False)
+        opts = {"db": str(args.db), "format": args.format, "player": args.player, "fail_on": args.fail_on,
+                "quiet": bool(args.quiet)}  # fmt: skip
+        self.proc = ctx.Process(target=_follow, args=(opts, str(out), self.done, child), name="kifu-dealer-watch",
+                                daemon=True)  # fmt: skip
+        self.proc.start()  # while the dealer sets up its server
+        child.close()
         self.error: str | None = None
-        self._ready = threading.Event()
-        self._done = threading.Event()
-        self._drained = False
-        self._thread = threading.Thread(target=self._run, name="kifu-dealer-watch", daemon=True)
 
-    def start(self) -> str | None:
-        """Starts following; why it cannot (another watcher holds the database, …), or None."""
-        self._thread.start()
-        self._ready.wait(30)
-        return self.error
+    def ready(self, timeout: float = 60.0) -> str | None:
+        """Waits until the watcher follows the log; why it cannot (another watcher holds the database, …), or None."""
+        if not self._conn.poll(timeout):
+            self.finish()
+            return f"the watcher storing the match did not start in {timeout:g} s"
+        try:
+            kind, text = self._conn.recv()
+        except EOFError:
+            kind, text = "error", f"the watcher storing the match ended at start (exit {self.proc.exitcode})"
+        if kind == "error":
+            self.finish()
+            return text
+        return None
 
-    def finish(self) -> None:
-        """The log is complete: read it to its end, store it, stop."""
-        self._done.set()
-        self._thread.join()
+    def finish(self) -> int:
+        """The log is complete: the watcher reads it to its end, stores it and ends.  0, or 1 when the match
+        could not be stored or ``--fail-on`` found what it looks for (the watcher said which)."""
+        self.done.set()
+        self.proc.join()
+        code = self.proc.exitcode
+        return 0 if code == 0 else 1
 
-    def _until(self) -> bool:
-        # the log complete, one more poll reads it to its end; then stop (the last batch is stored on the way out)
-        if self._done.is_set() and self._drained and self.watcher.status.behind == 0:
+
+def _follow(opts: dict[str, Any], out: str, done: Any, conn: Any) -> None:
+    """The watcher process of :class:`Follow`: exits 0, or 1 (what for is on stderr)."""
+    import signal
+
+    from kifu.watchcmd import Printer
+    from loaders.core import feeds
+    from loaders.core.sources import SourceError
+    from loaders.live.watch import Watcher
+    from loaders.parallel.lifeline import die_with_parent
+    from queries import DatabaseError
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
+    args = argparse.Namespace(**opts)
+    printer = Printer(argparse.Namespace(format=args.format, player=args.player, fail_on=args.fail_on, no_status=True),
+                      sys.stdout, sys.stderr, prog="kifu dealer")  # fmt: skip
+    told = False
+    drained = False
+
+    def tick(_: Any) -> None:
+        nonlocal told
+        if not told:
+            told = True
+            conn.send(("ready", None))
+
+    def until() -> bool:  # the log complete, one more poll reads it to its end; then stop (the last batch stored)
+        nonlocal drained
+        if done.is_set() and drained and watcher.status.behind == 0:
             return True
-        self._drained = self._done.is_set()
+        drained = done.is_set()
         return False
 
-    def _run(self) -> None:
-        from loaders.core.sources import SourceError
-        from queries import DatabaseError
-
-        try:
-            self.watcher.run(until=self._until, on_tick=lambda s: self._ready.set())
-        except (SourceError, DatabaseError) as exc:
-            self.error = f"the match is not stored in the database: {exc}"
-        finally:
-            self._ready.set()
-
-    def status(self, args: argparse.Namespace) -> int:
-        """0, or 1 when the match could not be stored or ``--fail-on`` found what it looks for."""
-        if self.error is not None:
-            print(f"kifu dealer: {terminal(self.error)}", file=sys.stderr)
-            return 1
-        s = self.watcher.status
-        if not args.quiet:
-            self.printer.note(f"{s.events:,} events stored into {args.db}, {s.findings:,} findings")
-        if self.printer.failed is not None:
-            f = self.printer.failed
-            self.printer.note(f"--fail-on {args.fail_on}: {f.severity} {f.code} in {f.match_id} (seq {f.seq}) — exit 1")
-            return 1
-        return 0
+    try:
+        watcher = Watcher(args.db, [feeds.follow_path(Path(out))], on_finding=printer.finding,
+                          on_note=printer.note if not args.quiet else None)  # fmt: skip
+        watcher.run(until=until, on_tick=tick)
+    except (SourceError, DatabaseError) as exc:
+        why = f"the match is not stored in the database: {exc}"
+        if not told:
+            conn.send(("error", why))
+        else:
+            print(f"kifu dealer: {terminal(why)}", file=sys.stderr, flush=True)
+        sys.exit(1)
+    s = watcher.status
+    if not args.quiet:
+        printer.note(f"{s.events:,} events stored into {args.db}, {s.findings:,} findings")
+    if printer.failed is not None:
+        f = printer.failed
+        printer.note(f"--fail-on {args.fail_on}: {f.severity} {f.code} in {f.match_id} (seq {f.seq}) — exit 1")
+        sys.stdout.flush()
+        sys.exit(1)
+    sys.stdout.flush()

@@ -76,6 +76,7 @@ class Hub(Protocol):
     def send(self, code: str, event: str, data: Any) -> None: ...
     def broadcast(self, event: str, data: Any) -> None: ...
     def connected(self) -> list[str]: ...
+    def drop(self, code: str) -> None: ...
 
 
 @dataclass
@@ -114,6 +115,7 @@ class DealerTable(AlgoriTable):
         self.hub, self.inbox, self.timeout_s, self.remote = hub, inbox, timeout_s, remote
         self.pace_s = pace_s  # PACE_S with --pace official, else 0
         self.gone: set[str] = set()
+        self.deadline = 0.0  # when the clock of the player waited for runs out (time.monotonic)
         self.taken: list[Card] = []
         self.t = _now_ms()
 
@@ -123,13 +125,13 @@ class DealerTable(AlgoriTable):
         return 0
 
     def _emit(self, event: str, player: str, contents: dict[str, Any], *, refused: str | None = None,
-              think: int = 0) -> E.Event:  # fmt: skip
+              think: int = 0, tell: bool = True) -> E.Event:  # fmt: skip
         card = E.card_of(contents.get("card_play")) if event == "play-card" else None
         self._wait(WAITS.get(event, 0) + (card is not None and card.special == "white_wild"))  # its effect: one more
         self.t = max(self.t, _now_ms() - 1)  # the wall clock: a live match's lines carry when they were written
         before = self.state
         ev = super()._emit(event, player, contents, refused=refused, think=0)
-        if refused is None:
+        if refused is None and tell:
             self._notify(event, player, contents, before)
         return ev
 
@@ -154,8 +156,11 @@ class DealerTable(AlgoriTable):
         if event == "first-player":
             for p in c["play_order"]:
                 self._send(p, "receiver-card", {"cards_receive": c["cards_receive"][p], "is_penalty": False})
-            hub.broadcast("first-player", {"first_player": c["first_player"], "first_card": c["first_card"],
-                                           "play_order": c["play_order"]})  # fmt: skip
+            told = {"first_player": c["first_player"], "first_card": c["first_card"], "play_order": c["play_order"],
+                    "total_turn": self.rounds}  # fmt: skip
+            if "white_wild" in c:  # the program adds these two to the specification's payload (no white wild: absent)
+                told["white_wild"] = c["white_wild"]
+            hub.broadcast("first-player", told)
         elif event == "color-change-request":
             self._send(c["player"], "color-of-wild", {})
         elif event == "color-of-wild":
@@ -212,16 +217,18 @@ class DealerTable(AlgoriTable):
         if p not in self.remote:
             self._wait(1)  # as the handler of the message the bot would have sent
             return self._local(p, phase)
-        deadline = time.monotonic() + self.timeout_s
+        self.deadline = time.monotonic() + self.timeout_s
         while True:
             if p in self.gone:
                 return None
-            m = self.inbox.get(deadline - time.monotonic())
+            m = self.inbox.get(self.deadline - time.monotonic())
             if m is None:
                 return None
             if m.event != "disconnect":
                 self._wait(1)  # the handler's first wait
             if m.code == p and m.event in ACTIONS:
+                if self._too_few(m):
+                    continue
                 if phase == "play_drawn" and m.event != "play-draw-card":
                     m.error("Interrupts are restricted.")
                     continue
@@ -244,13 +251,12 @@ class DealerTable(AlgoriTable):
         if m.code is None:
             m.error("Dealer not found.")
             return
-        if len(self.hub.connected()) < 2 and self.remote:
-            m.error("Number of socket client join dealer lower two.")
+        if self._too_few(m):
             return
-        if m.event == "special-logic":
-            self._special_logic(m)
-        elif restricted:
+        if restricted:
             m.error("Interrupts are restricted.")
+        elif m.event == "special-logic":
+            self._special_logic(m)
         elif m.event == "pointed-not-say-uno":
             self._pointed(m)
         elif m.event in ("play-card", "play-draw-card", "color-of-wild"):  # out of turn: written, then penalised
@@ -260,6 +266,17 @@ class DealerTable(AlgoriTable):
             m.error("Next player invalid.")
         else:
             m.error(f"Unknown event {m.event}.")
+
+    def _too_few(self, m: Message) -> bool:
+        """The dealer's first check of every message: fewer than two players left at the table (sockets
+        still connected, and seats a built-in bot fills) answers the sender and closes its socket."""
+        fill = sum(1 for seat in self.seats if seat.code not in self.remote)
+        if len(set(self.hub.connected()) & self.remote) + fill >= 2:
+            return False
+        m.error("Number of socket client join dealer lower two.")
+        if m.code is not None:
+            self.hub.drop(m.code)
+        return True
 
     def _drain(self) -> None:
         """Messages that came while nobody was being waited for (between the lines of a turn).  The action of
@@ -384,13 +401,12 @@ class DealerTable(AlgoriTable):
             may = s.owes_draw and s.pending > 0 and s.top is not None and s.top.special == "wild_draw_4" \
                 and not s.bind.get(p, 0)  # fmt: skip
             flag = data.get("is_challenge")
-            if flag is None:
-                return self._penalise_answer(m, "Is challenge is required.")
-            if not isinstance(flag, bool):
-                return self._penalise_answer(m, "Param is challenge invalie.")
+            err = V.bool_param_error(flag, "Is challenge is required.", "Param is challenge invalie.")
+            if err is not None:  # the program takes the strings "true" and "false" too, and then JavaScript's truth
+                return self._penalise_answer(m, err)
             if not may:
                 return self._penalise_answer(m, "Can not challenge.")
-            if not flag:
+            if not V.truthy(flag):
                 self._emit("challenge", p, {"target": s.prev_actor, "is_challenge": False, "number_turn_play": s.turn_no})
                 m.ok(data)
                 return None
@@ -493,8 +509,13 @@ class DealerTable(AlgoriTable):
         assert p is not None
         c = contents if contents is not None else {**(m.data if isinstance(m.data, dict) else {}),
                                                    "number_turn_play": s.turn_no}  # fmt: skip
-        self._emit(m.event, p, c, refused=error)
-        self._penalise(p, error)
+        if self._capped(p, error) and m.event in ("play-card", "play-draw-card", "color-of-wild"):
+            # a hand of 25: written, and no penalty line (the dealer has no card to give); the line is the refusal
+            # (the rules' ``silently_refused``: the turn is lost as a penalty would lose it)
+            self._emit(m.event, p, c, tell=False)
+        else:
+            self._emit(m.event, p, c, refused=error)
+            self._penalise(p, error)
         m.error(error)
         return True
 
@@ -504,8 +525,17 @@ class DealerTable(AlgoriTable):
         m.error(error)
         return True
 
+    def _capped(self, p: str, error: str) -> bool:
+        """A penalty the dealer writes no line for: its player holds 25 cards (a timeout's line is written all the
+        same)."""
+        return V.penalty_cards(len(self.state.hand(p))) == 0 and error not in T.TIMEOUTS
+
     def _penalise(self, p: str, error: str) -> None:
-        """The penalty line: two cards (fewer when the hand would pass 25)."""
+        """The penalty line: two cards (fewer when the hand would pass 25; none and no line at 25 — the turn of
+        the player to act is lost all the same)."""
+        if self._capped(p, error):
+            self.state = T.lose_turn(self.state, p, error)
+            return
         n = V.penalty_cards(len(self.state.hand(p)))
         cards = self._take(n)
         self._emit("penalty", "", {"player": p, "cards_receive": _hand(cards), "number_turn_play": self.state.turn_no,
@@ -521,11 +551,14 @@ class DealerTable(AlgoriTable):
         if err is not None:
             self._refused_line(m, err, {k: v for k, v in c.items() if v is not E.MISSING})
             return
-        if s.special_logic.get(p, 0) >= 10 or not s.in_round:  # more than ten a round: not carried out
-            m.ok({})
+        if not s.in_round:
+            m.ok(m.data)
             return
+        counted = s.special_logic.get(p, 0) < V.SPECIAL_LOGIC_LIMIT  # past ten a round: written, not carried out
         self._emit("special-logic", p, c)
-        m.ok({})
+        if counted:  # the dealer restarts the clock of the player it waits for
+            self.deadline = time.monotonic() + self.timeout_s
+        m.ok(m.data)
 
     def _pointed(self, m: Message) -> None:
         s, p, data = self.state, m.code, m.data if isinstance(m.data, dict) else {}

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 import socketio
 import uvicorn
 
@@ -30,15 +32,33 @@ SEATS = 4
 
 class _InOrder(socketio.AsyncManager):
     """python-socketio 4.x's manager hands bare coroutines to ``asyncio.wait``, which Python 3.11 refuses:
-    this one sends to a room's members one after the other (and keeps the order)."""
+    this one sends to a room's members one after the other (and keeps the order).  The packet is encoded
+    once for the whole room, as text: the dealer never sends binary data (python-socketio would otherwise
+    encode it per member, after walking the payload for bytes each time)."""
 
     async def emit(self, event: str, data: Any, namespace: str, room: Any = None, skip_sid: Any = None,
                    callback: Any = None, **kwargs: Any) -> None:  # fmt: skip
         if namespace not in self.rooms or room not in self.rooms[namespace]:
             return
+        args = list(data) if isinstance(data, tuple) else [] if data is None else [data]
+        encoded = socketio.packet.Packet(socketio.packet.EVENT, namespace=namespace, data=[event, *args],
+                                         binary=False).encode()  # fmt: skip
         for sid in list(self.get_participants(namespace, room)):
             if sid != skip_sid:
-                await self.server._emit_internal(sid, event, data, namespace, None)
+                await self.server.eio.send(sid, encoded, binary=False)
+
+
+class _Json:
+    """The packets' JSON: written by orjson (the payloads' key order kept, as the stdlib module keeps it), read
+    by the stdlib module (which takes whatever a client's JSON library may write, NaN included)."""
+
+    @staticmethod
+    def dumps(obj: Any, **_: Any) -> str:
+        return orjson.dumps(obj).decode()
+
+    @staticmethod
+    def loads(text: str | bytes, **kw: Any) -> Any:
+        return json.loads(text, **kw)
 
 
 @dataclass
@@ -61,13 +81,15 @@ class DealerServer:
     def __init__(self, opts: Options, sink: Callable[[bytes], Any], say: Callable[[str], None] = lambda _: None) -> None:
         self.opts, self.sink, self.say = opts, sink, say
         self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins="*", client_manager=_InOrder(),
-                                        logger=False, engineio_logger=False)  # fmt: skip
+                                        json=_Json, logger=False, engineio_logger=False)  # fmt: skip
         self.app = socketio.ASGIApp(self.sio)
         self.inbox = Inbox()
         self.code_of: dict[str, str] = {}  # sid -> player code
         self.sid_of: dict[str, str] = {}  # player code -> sid
         self.names: dict[str, str] = {}  # player code -> name
         self.started = False
+        self.ready = threading.Event()  # set when the match may start (its log is followed into the database)
+        self.aborted: str | None = None  # why the match may not start at all
         self.result: str | None = None  # why the match did not complete (None: it did)
         self.table: DealerTable | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -85,6 +107,9 @@ class DealerServer:
     def connected(self) -> list[str]:
         return list(self.sid_of)
 
+    def drop(self, code: str) -> None:
+        self._post("drop", code, None, None)
+
     def _post(self, kind: str, a: Any, b: Any, c: Any) -> None:
         assert self.loop is not None and self.out is not None
         self.loop.call_soon_threadsafe(self.out.put_nowait, (kind, a, b, c))
@@ -99,6 +124,9 @@ class DealerServer:
                     await self.sio.emit(b, c, room=self.sid_of[a])
                 elif kind == "broadcast":
                     await self.sio.emit(b, c, room=self.opts.room)
+                elif kind == "drop" and a in self.sid_of:  # once its answer is out (the handler sends it when it resumes)
+                    sid = self.sid_of[a]
+                    self.loop.call_later(0.2, lambda: asyncio.ensure_future(self.sio.disconnect(sid)))
                 elif kind == "answer" and not a.done():
                     a.set_result((b, c))
             except Exception:  # noqa: BLE001 - a socket closing under us: the next message goes on
@@ -138,9 +166,8 @@ class DealerServer:
             self.names[code], self.code_of[sid], self.sid_of[code] = name, code, sid
             self.sio.enter_room(sid, self.opts.room)
             await self.sio.emit("join-room", {"room_name": data["room_name"], "player": name}, room=self.opts.room)
-            self.say(f"{code} joined")
-            if len(self.names) + len(self.opts.fill) >= SEATS:
-                self._start()
+            self.say(f"{code} ({name}) joined, {len(self.names) + len(self.opts.fill)} of {SEATS} seats taken")
+            self._maybe_start()
             return None, {**data, "game_id": self.dealer_code(), "your_id": code,
                           "total_turn": self.opts.rounds, "white_wild": self.opts.profile.white_wild or "none"}  # fmt: skip
 
@@ -191,6 +218,15 @@ class DealerServer:
 
     # ------------------------------------------------------------------ the match
 
+    def _maybe_start(self) -> None:
+        """The match starts once every seat is taken and the log has a reader storing it (:attr:`ready`)."""
+        if not self.started and self.ready.is_set() and len(self.names) + len(self.opts.fill) >= SEATS:
+            self._start()
+
+    def abort(self, why: str) -> None:
+        """Stops serving before the match (from any thread): the dealer cannot store it, say."""
+        self.aborted = why
+
     def _start(self) -> None:
         self.started = True
         seats = [Seat(code, name, _remote) for code, name in self.names.items()]
@@ -223,23 +259,24 @@ class DealerServer:
         self.ended = asyncio.Event()
         self.t0 = time.time_ns()
         config = uvicorn.Config(self.app, host=self.opts.host, port=self.opts.port, log_level="warning",
-                                lifespan="off", ws="auto")  # fmt: skip
+                                lifespan="off", ws="auto", ws_per_message_deflate=False)  # fmt: skip
         server = uvicorn.Server(config)
         server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
         serving = asyncio.ensure_future(server.serve())
         sender = asyncio.ensure_future(self._sender())
         if not self.opts.fill or len(self.opts.fill) < SEATS:
             self.say(f"waiting for players on http://{self.opts.host}:{self.opts.port}, room {self.opts.room}")
-        else:
-            self._start()
         deadline = self.loop.time() + self.opts.join_wait_s
-        while not self.started and self.loop.time() < deadline and not serving.done():
+        while not self.started and self.loop.time() < deadline and not serving.done() and self.aborted is None:
+            self._maybe_start()
             await asyncio.sleep(0.05)
         if serving.done():  # the port could not be bound
             sender.cancel()
             exc = serving.exception() if not serving.cancelled() else None
             return f"cannot serve on {self.opts.host}:{self.opts.port}" + (f": {exc}" if exc else "")
-        if not self.started:
+        if self.aborted is not None:
+            self.result = self.aborted
+        elif not self.started:
             self.result = f"only {len(self.names)} of {SEATS - len(self.opts.fill)} players joined in " \
                           f"{self.opts.join_wait_s:g} s"  # fmt: skip
         else:

@@ -165,6 +165,76 @@ class Bot:
             pass
 
 
+class SpecialBot(Bot):
+    """Special logic as the dealer counts it: eleven at its first turn (the eleventh written, not carried out),
+    one while the dealer waits for its colour or its drawn card (refused: interrupts are restricted), and —
+    with ``stretch`` — three spaced over a turn longer than the clock, each restarting it."""
+
+    def __init__(self, *args: Any, stretch: float = 0.0, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.stretch, self.burst, self.probed = stretch, False, False
+        self.sio.on("color-of-wild", self.colour)
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        if self.stretch and not self.burst:
+            self.burst = True
+
+            def later() -> None:  # special logic at 0, 1, 2 × stretch, the action at 2.6 × stretch
+                for i in range(3):
+                    if i:
+                        time.sleep(self.stretch)
+                    self.emit("special-logic", {"title": f"wait {i}"})
+                time.sleep(self.stretch * 0.6)
+                super(SpecialBot, self).next_player(data)
+
+            threading.Thread(target=later, daemon=True).start()
+            return
+        if not self.burst:
+            self.burst = True
+            for _ in range(11):  # one title (the contest registers at most three)
+                self.emit("special-logic", {"title": "burst"})
+        super().next_player(data)
+
+    def colour(self, data: Any) -> None:
+        if not self.probed:
+            self.probed = True
+            self.emit("special-logic", {"title": "while choosing"})
+        self.emit("color-of-wild", {"color_of_wild": "red"})
+
+    def drawn(self, data: dict[str, Any]) -> None:
+        if data.get("can_play_draw_card") and not self.probed:
+            self.probed = True
+            self.emit("special-logic", {"title": "while drawn"})
+        super().drawn(data)
+
+
+class Hoarder(Bot):
+    """Draws at every turn and never plays; with ``foul``, once at 25 cards it plays a card it does not hold, and at
+    its next turn challenges when it may not."""
+
+    def __init__(self, *args: Any, foul: bool = False, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.fouls = ["play-card", "challenge"] if foul else []
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        self.got.append(("next-player", data))
+        hand = data["card_of_player"]
+        if self.fouls and len(hand) == 25 and not data["must_call_draw_card"]:
+            foul = self.fouls.pop(0)
+            if foul == "challenge":
+                self.emit("challenge", {"is_challenge": True})
+                return
+            missing = next({"color": c, "number": n} for c in ("red", "blue", "green", "yellow") for n in range(10)
+                           if {"color": c, "number": n} not in hand)  # fmt: skip
+            self.emit("play-card", {"card_play": missing, "yell_uno": False})
+            return
+        self.emit("draw-card", {}, then=self.keep)
+
+    def keep(self, data: dict[str, Any]) -> None:
+        if data.get("can_play_draw_card"):
+            self.emit("play-draw-card", {"is_play_card": False, "yell_uno": False})
+
+
 class _AnsweringHub:
     """A hub whose four players answer inside the send itself: every answer is in the table's inbox before the
     table is back to wait for it (the fastest bot there can be)."""
@@ -176,6 +246,9 @@ class _AnsweringHub:
 
     def connected(self) -> list[str]:
         return [f"P-{i:08d}" for i in range(1, 5)]
+
+    def drop(self, code: str) -> None:
+        raise AssertionError(f"{code} dropped from a full table")
 
     def broadcast(self, event: str, data: Any) -> None:
         pass
@@ -254,7 +327,8 @@ def test_a_short_match_between_socketio_bots(tmp_path: Path) -> None:
     for b in bots:  # every answer is (err, data); the honest bots were never refused
         assert all(err is None for _, err, _ in b.acks), [a for a in b.acks if a[1] is not None]
         first = next(d for e, d in b.got if e == "first-player")
-        assert list(first) == ["first_player", "first_card", "play_order"]
+        assert list(first) == ["first_player", "first_card", "play_order", "total_turn", "white_wild"]  # as the program
+        assert first["total_turn"] == 3 and first["white_wild"] == "skip_bind_2"
         nxt = next(d for e, d in b.got if e == "next-player")
         assert list(nxt) == ["next_player", "before_player", "card_before", "card_of_player", "must_call_draw_card",
                              "draw_reason", "turn_right", "number_card_play", "number_turn_play",
@@ -274,12 +348,86 @@ def test_a_refused_play_is_written_penalised_and_answered(tmp_path: Path) -> Non
     finally:
         bot.close()
     lines = _lines(out)
-    i = next(i for i, x in enumerate(lines) if x["event"] == "penalty" and x["contents"]["player"] == bot.code)
+    i = next(i for i, x in enumerate(lines) if x["event"] == "penalty" and x["contents"]["player"] == bot.code
+             and x["contents"]["error"] == "Card play not exist of player.")  # fmt: skip
     assert lines[i - 1]["event"] == "play-card" and lines[i - 1]["player"] == bot.code
-    assert lines[i]["contents"]["error"] == "Card play not exist of player."
     assert ("play-card", {"message": "Card play not exist of player."}, None) in bot.acks
-    assert any(e == "pointed-not-say-uno" and err is not None for e, err, _ in bot.acks)  # answered, not penalised
+    # its pointing at the player before it, judged with three built-in bots at the table (not "fewer than two
+    # players"): answered with the specification's error, and penalised when that player held more than one card
+    pointing = next((e, err) for e, err, _ in bot.acks if e == "pointed-not-say-uno")
+    assert pointing[1] is None or pointing[1]["message"] in ("Can not pointed not say uno.", "Out of target."), pointing
+    if pointing[1] is not None and pointing[1]["message"] == "Can not pointed not say uno.":
+        j = next(j for j, x in enumerate(lines) if x["event"] == "pointed-not-say-uno" and x["player"] == bot.code)
+        assert lines[j + 1]["event"] == "penalty" and lines[j + 1]["contents"]["error"] == "Can not pointed not say uno."
+    assert not any(err and "lower two" in err["message"] for _, err, _ in bot.acks), bot.acks
     assert _findings(out) == []
+
+
+def test_special_logic_is_written_counted_to_ten_and_refused_while_interrupts_are_restricted(tmp_path: Path) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Room S", "--rounds", "4", "--seed", "3",
+                              "--fill", "greedy", "greedy", "greedy")  # fmt: skip
+    bot = SpecialBot(port, "Room S", "special").start()
+    try:
+        code, err = _finish(proc)
+        assert code == 0, err
+    finally:
+        bot.close()
+    lines = _lines(out)
+    titles = [x["contents"]["title"] for x in lines if x["event"] == "special-logic"]
+    assert titles[:11] == ["burst"] * 11  # the eleventh written too
+    answers = [(err, data) for e, err, data in bot.acks if e == "special-logic"]
+    assert answers[:11] == [(None, {"title": "burst"})] * 11  # each answered with its data
+    assert bot.probed, "the bot never had to choose a colour or play a drawn card in 4 rounds (seed 3)"
+    assert answers[11][0] == {"message": "Interrupts are restricted."} and "while" not in " ".join(titles)
+    r, found = replay_lines(lines)
+    assert [v.code for v in found if v.player == bot.code] == ["special-logic-limit"]  # the eleventh, only
+    assert _findings(out) == []
+
+
+def test_special_logic_restarts_the_clock_of_the_player_waited_for(tmp_path: Path) -> None:
+    """The bot answers its first turn 2.6 × 1.5 s after it was told, sending special logic at 0, 1.5 and 3 s: with
+    a 2-second clock restarted by each, no timeout."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room T", "--rounds", "1", "--timeout-ms", "2000",
+                              "--fill", "greedy", "greedy", "greedy")  # fmt: skip
+    bot = SpecialBot(port, "Room T", "slow", stretch=1.5).start()
+    try:
+        code, err = _finish(proc)
+        assert code == 0, err
+    finally:
+        bot.close()
+    lines = _lines(out)
+    assert not [x for x in lines if x["event"] == "penalty"], [x["contents"] for x in lines if x["event"] == "penalty"]
+    i = next(i for i, x in enumerate(lines) if x["event"] == "next-player" and x["contents"]["next_player"] == bot.code)
+    acted = next(x for x in lines[i + 1:] if x["player"] == bot.code and x["event"] != "special-logic")
+    assert acted["dateCreated"] - lines[i]["dateCreated"] >= 3500  # longer than the clock, not timed out
+
+
+def test_a_foul_at_25_cards_is_refused_with_no_penalty_line_and_the_turn_lost(tmp_path: Path) -> None:
+    """As the official dealer (``handlePenalty``: no card to give, no line): a card it does not hold, played at 25
+    cards, is written and refused without a penalty line; a challenge it may not make is refused without any line;
+    each time the turn goes to the next player, and the log replays with no consistency or dealer finding."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room H", "--rounds", "1", "--seed", "2")
+    bots = [Hoarder(port, "Room H", "fouls", foul=True).start()] + \
+        [Hoarder(port, "Room H", f"hoarder {i}").start() for i in range(3)]  # fmt: skip
+    try:
+        code, err = _finish(proc, 120)
+        assert code == 0, err
+    finally:
+        for b in bots:
+            b.close()
+    foul = bots[0]
+    assert not foul.fouls, "never reached 25 cards"
+    assert ("play-card", {"message": "Card play not exist of player."}, None) in foul.acks
+    assert ("challenge", {"message": "Can not challenge."}, None) in foul.acks
+    lines = _lines(out)
+    assert not [x for x in lines if x["event"] == "penalty" and x["contents"]["player"] == foul.code]
+    i = next(i for i, x in enumerate(lines) if x["event"] == "play-card" and x["player"] == foul.code)
+    assert lines[i + 1]["event"] == "next-player" and lines[i + 1]["contents"]["next_player"] != foul.code
+    # the log is the official dealer's at 25 cards, and the validator says what it says of that dealer's logs: the
+    # refusal without a penalty line (info), and the turn handed on with no line saying why (the challenge's)
+    found = _findings(out)
+    assert [v.code for v in found] == ["penalty-cap-silent", "event-sequence"], found
+    assert found[0].severity == "info" and "25 cards" in found[0].message, found[0]
 
 
 def test_the_match_is_stored_and_its_findings_told_while_it_is_played(tmp_path: Path) -> None:
@@ -401,6 +549,23 @@ def test_everyone_leaving_stops_the_dealer_with_a_reason(tmp_path: Path) -> None
     assert "every player left" in err and err.strip().count("\n") < 6
 
 
+def test_the_last_player_at_the_table_is_answered_fewer_than_two_and_let_go(tmp_path: Path) -> None:
+    """Three of four socket players leave: the dealer answers the one left as the official dealer does (fewer
+    than two players at the table) and closes its socket; the match stops with the reason."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room G", "--rounds", "50")
+    stays = Bot(port, "Room G", "stays").start()
+    quitters = [Bot(port, "Room G", f"quitter {i}", leave_after=1).start() for i in range(3)]
+    try:
+        code, err = _finish(proc, 60)
+    finally:
+        for b in (stays, *quitters):
+            b.close()
+    assert code == 1 and "every player left" in err, err
+    assert any(e != "join-room" and err is not None and err["message"] == "Number of socket client join dealer lower two."
+               for e, err, _ in stays.acks), stays.acks  # fmt: skip
+    assert [x["player"] for x in _lines(out) if x["event"] == "disconnect"][-1] == stays.code  # let go by the dealer
+
+
 @pytest.mark.skipif(not DEMO.exists(), reason=f"the official demo player is not at {DEMO} (../shared is absent)")
 def test_twenty_rounds_with_four_unchanged_official_demo_players(tmp_path: Path) -> None:
     proc, port, out = _dealer(tmp_path, "--room", "Dealer 1", "--rounds", "20", "--seed", "3")
@@ -430,6 +595,8 @@ class _NoSockets:  # a hub for a table of built-in bots only
     def broadcast(self, event: str, data: Any) -> None: ...
     def connected(self) -> list[str]:
         return []
+
+    def drop(self, code: str) -> None: ...
 
 
 @pytest.mark.parametrize("pace", ["fast", "official"])

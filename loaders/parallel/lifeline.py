@@ -89,7 +89,7 @@ def worker_start(lifeline: int) -> None:
     threading.Thread(target=watch, name="kifu-lifeline", daemon=True).start()
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Linux: the kernel sends SIGKILL when the thread that started this process ends."""
     if not sys.platform.startswith("linux"):
         return
@@ -114,7 +114,7 @@ def guard_forkserver() -> None:
         return
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     quiet_stdio()
-    _die_with_parent()
+    die_with_parent()
     alive = frame.f_locals.get("alive_r")
     if isinstance(alive, int) and _gone(alive):  # died before the prctl: no signal will come
         os._exit(0)

@@ -197,7 +197,7 @@ def silently_refused(s: GameState, ev: E.Event) -> str | None:
     return check(s, ev)  # type: ignore[arg-type]
 
 
-def _lose_turn(s: GameState, player: str, err: str) -> GameState:
+def lose_turn(s: GameState, player: str, err: str) -> GameState:
     """Turn consequences of a refused action whose penalty was not written (25-card cap)."""
     if player != s.to_act or err in NO_TURN_EFFECT:
         return s
@@ -210,7 +210,7 @@ def _play(s: GameState, ev: E.PlayCard) -> GameState:
         return s
     err = silently_refused(s, ev)
     if err is not None:
-        return _lose_turn(s, ev.player, err)
+        return lose_turn(s, ev.player, err)
     return _played(s, ev.player, ev.card, ev.color_raw, ev.yell_raw)
 
 
@@ -219,7 +219,7 @@ def _play_draw(s: GameState, ev: E.PlayDrawCard) -> GameState:
         return s
     err = silently_refused(s, ev)
     if err is not None:
-        return _lose_turn(s, ev.player, err)
+        return lose_turn(s, ev.player, err)
     if truthy(ev.is_play_raw):
         card = s.drawn_card or ev.card
         if card is not None:
@@ -302,7 +302,7 @@ def _color(s: GameState, ev: E.ColorOfWild) -> GameState:
         return s
     err = silently_refused(s, ev)
     if err is not None and ev.player is not None:
-        return _lose_turn(s, ev.player, err)
+        return lose_turn(s, ev.player, err)
     color = ev.color_raw if ev.color_raw in COLORS else s.top.color
     chooser = ev.player
     ch: dict[str, Any] = dict(
