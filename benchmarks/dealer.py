@@ -1,6 +1,6 @@
 """`kifu dealer`: a match played over socket.io by four bots in their own processes, and what the dealer spends.
 
-    .venv/bin/python benchmarks/dealer.py [--rounds 1000] [--demo-rounds 50] [--skip-demo]
+    .venv/bin/python benchmarks/dealer.py [--rounds 1000] [--demo-rounds 50] [--official-rounds 50] [--skip-demo]
 
 Each match is a fresh `kifu dealer` process on a free loopback port (contest clock, seeded deck) and four
 player processes:
@@ -8,6 +8,8 @@ player processes:
 * four fast bots, `tests/node/bot.js` (socket.io-client 2.x in Node, as contestants' JS bots; they answer
   at once, over a websocket) play --rounds rounds.  Target: 1,000 rounds in ≤ 3 minutes on this 2-core
   machine.  The bot's socket.io-client is installed by `npm ci` into .cache/ (tests/node) the first time;
+* the same four fast bots with ``kifu dealer --pace official`` (the kit's 10 ms waits) play --official-rounds
+  rounds, extrapolated to 1,000 rounds, next to the kit's 51 minutes;
 * four unchanged official demo players (../shared/reference/algori-demo-player/player_v0.py,
   python-socketio 4.x) play --demo-rounds rounds, and the time of 1,000 rounds is extrapolated from
   their per-round rate.  The demo player sleeps 10 ms on every event it receives (its TIME_DELAY) and
@@ -17,10 +19,11 @@ player processes:
 Figures per match: wall time of the match (the players started → the last one gone, after finish-game
 and the dealer closing the sockets), rounds/s and log lines/s; the latency of every action as the fast
 bots see it (emit → acknowledgement: the dealer judging the action and sending what it caused, p50,
-p95, max over the four bots); the dealer process's CPU seconds (user + system) and peak RSS during the
-match (psutil, sampled every 0.1 s), and its CPU share of the wall time; the four players' CPU seconds
-(their rusage); then the dealer's ingest of the log into its database (the time from the match's end to
-the process's exit) and the findings by family found there.
+p95, max over the four bots); the CPU seconds (user + system) of kifu dealer — the dealer process and
+its watcher process, to the end of the watcher's catch-up — and each one's peak RSS (psutil, sampled
+every 0.1 s), with the CPU share of the match's wall time; the four players' CPU seconds (their
+rusage); then the time from the match's end to the dealer's exit (the watcher storing the last lines
+and compacting) and the findings by family found in its database.
 """
 
 from __future__ import annotations
@@ -115,12 +118,12 @@ class Result:
     latency_ms: list[float] = field(default_factory=list)
 
 
-def play(rounds: int, players: list[list[str]], env: dict[str, str] | None, work: Path) -> Result:
+def play(rounds: int, players: list[list[str]], env: dict[str, str] | None, work: Path, pace: str = "fast") -> Result:
     """One match: the dealer, then the players' commands (each given the dealer's URL as {url})."""
-    port, db, log = free_port(), work / f"dealer-{rounds}.duckdb", work / f"dealer-{rounds}.jsonl"
+    port, db, log = free_port(), work / f"dealer-{rounds}-{pace}.duckdb", work / f"dealer-{rounds}-{pace}.jsonl"
     dealer = subprocess.Popen([sys.executable, "-m", "kifu.cli", "dealer", "--room", ROOM, "--rounds", str(rounds),
                                "--seed", "1", "--port", str(port), "--db", str(db), "--out", str(log),
-                               "--join-wait", "60", "--quiet"],
+                               "--join-wait", "60", "--quiet", "--pace", pace],
                               cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
     while True:  # listening
@@ -188,6 +191,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=1000, help="rounds of the fast bots' match (default: 1000)")
     ap.add_argument("--demo-rounds", type=int, default=50, help="rounds of the demo players' match (default: 50)")
     ap.add_argument("--skip-demo", action="store_true", help="only the fast bots' match")
+    ap.add_argument("--official-rounds", type=int, default=50,
+                    help="rounds of the fast bots at --pace official, extrapolated to 1,000 (default: 50; 0: skip)")
     args = ap.parse_args()
     try:
         modules = node_bot.install()
@@ -201,6 +206,12 @@ def main() -> int:
         fast = play(args.rounds, bots, node_bot.env(modules), Path(tmp))
         report("four Node bots (socket.io-client 2.5.0, websocket)", fast)
         print(f"  target: 1,000 rounds in ≤ 180 s: {fast.wall * 1000 / fast.rounds:.0f} s for 1,000 rounds")
+        if args.official_rounds > 0:
+            paced = play(args.official_rounds, bots, node_bot.env(modules), Path(tmp), pace="official")
+            report("the same bots, --pace official (the kit's 10 ms waits)", paced)
+            per = paced.wall / paced.rounds
+            print(f"  1,000 rounds extrapolated: {per * 1000:.0f} s = {per * 1000 / 60:.1f} min "
+                  f"(the kit: about 51 min; fast pace: {fast.wall * 1000 / fast.rounds / 60:.1f} min)")  # fmt: skip
         if args.skip_demo:
             return 0
         if not DEMO.exists():
