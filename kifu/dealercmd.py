@@ -58,10 +58,14 @@ def run(args: argparse.Namespace, port_busy: Any) -> int:
     with open(out, "wb") as f:  # line by line, flushed: the watcher below (and any `kifu watch`) follows it
         follow = Follow(args, out)  # its process starts while the server starts listening
 
+        written = 0
+
         def sink(line: bytes) -> None:
+            nonlocal written
             if not f.closed:  # after a Ctrl-C the table may write on a moment: the log is closed
                 f.write(line + b"\n")
                 f.flush()
+                written += 1
 
         server = DealerServer(opts, sink, say)
 
@@ -90,7 +94,7 @@ def run(args: argparse.Namespace, port_busy: Any) -> int:
             else:
                 table = server.table
                 assert table is not None
-                say(f"match {table.dealer_code} complete: {table.rounds} rounds, {table.seq} lines written to {out}")
+                say(f"match {table.dealer_code} complete: {table.rounds} rounds, {written:,} lines written to {out}")
         finally:
             stored = follow.finish()  # what is stored, whatever the end; --fail-on
     return 130 if interrupted else 1 if why is not None else stored

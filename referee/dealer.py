@@ -217,12 +217,11 @@ class DealerTable(AlgoriTable):
         if p not in self.remote:
             self._wait(1)  # as the handler of the message the bot would have sent
             return self._local(p, phase)
-        self.deadline = time.monotonic() + self.timeout_s
-        while True:
-            if p in self.gone:
-                return None
+        while True:  # a player whose socket left has its clock too (it may join again in time), as at the kit
             m = self.inbox.get(self.deadline - time.monotonic())
             if m is None:
+                if self.remote and not set(self.hub.connected()) & self.remote:  # gone, and nobody back before its clock ran out
+                    raise DealerStop("every player left the match")
                 return None
             if m.event != "disconnect":
                 self._wait(1)  # the handler's first wait
@@ -242,11 +241,10 @@ class DealerTable(AlgoriTable):
             if m.code is not None and m.code not in self.gone:
                 self.gone.add(m.code)
                 self._disconnect_line(m.code, m.sid)
-            if not set(self.hub.connected()) & self.remote and self.remote:
-                raise DealerStop("every player left the match")
             return
-        if m.event == "join-room":
-            m.error("Status dealer invalid.")
+        if m.event == "rejoin":  # a player whose socket left joined again under its name
+            self.gone.discard(m.code)  # type: ignore[arg-type]
+            self._emit("join-room", m.code, {"player_code": m.code, "player_name": m.data})  # type: ignore[arg-type]
             return
         if m.code is None:
             m.error("Dealer not found.")
@@ -368,7 +366,9 @@ class DealerTable(AlgoriTable):
         self._draw_line(p, s.pending if s.pending > 0 else 1, reason, forced=True)
 
     def _act(self, p: str, phase: str) -> bool:
-        """One action of the player to act (or its timeout); False when the round ends with no winner."""
+        """One action of the player to act (or its timeout); False when the round ends with no winner.  Its clock
+        runs from the hand-over, through any message refused meanwhile (only a special logic restarts it)."""
+        self.deadline = time.monotonic() + self.timeout_s
         while True:
             m = self._await(p, phase)
             if m is None:
@@ -511,8 +511,9 @@ class DealerTable(AlgoriTable):
                                                    "number_turn_play": s.turn_no}  # fmt: skip
         if self._capped(p, error) and m.event in ("play-card", "play-draw-card", "color-of-wild"):
             # a hand of 25: written, and no penalty line (the dealer has no card to give); the line is the refusal
-            # (the rules' ``silently_refused``: the turn is lost as a penalty would lose it)
+            # (the rules' ``silently_refused``), and the turn is lost as a penalty would lose it
             self._emit(m.event, p, c, tell=False)
+            self.state = T.lose_turn(self.state, p, error)
         else:
             self._emit(m.event, p, c, refused=error)
             self._penalise(p, error)
@@ -528,7 +529,7 @@ class DealerTable(AlgoriTable):
     def _capped(self, p: str, error: str) -> bool:
         """A penalty the dealer writes no line for: its player holds 25 cards (a timeout's line is written all the
         same)."""
-        return V.penalty_cards(len(self.state.hand(p))) == 0 and error not in T.TIMEOUTS
+        return len(self.state.hand(p)) == HAND_CAP and error not in T.TIMEOUTS  # past 25: a line of no card
 
     def _penalise(self, p: str, error: str) -> None:
         """The penalty line: two cards (fewer when the hand would pass 25; none and no line at 25 — the turn of

@@ -159,15 +159,23 @@ class DealerServer:
                 assert self.loop is not None
                 self.loop.call_later(0.2, lambda: asyncio.ensure_future(self.sio.disconnect(sid)))
                 return {"message": err}, None
-            code = f"P-{len(self.names) + 1:08d}"
-            while code in self.names:
-                code = f"P-{int(code[2:]) + 1:08d}"
             name = data["player"]
-            self.names[code], self.code_of[sid], self.sid_of[code] = name, code, sid
+            code = self._seat_of(name)
+            back = code is not None  # a player whose socket left, joining again under its name: its seat again
+            if code is None:
+                code = f"P-{len(self.names) + 1:08d}"
+                while code in self.names:
+                    code = f"P-{int(code[2:]) + 1:08d}"
+                self.names[code] = name
+            self.code_of[sid], self.sid_of[code] = code, sid
             self.sio.enter_room(sid, self.opts.room)
             await self.sio.emit("join-room", {"room_name": data["room_name"], "player": name}, room=self.opts.room)
-            self.say(f"{code} ({name}) joined, {len(self.names) + len(self.opts.fill)} of {SEATS} seats taken")
-            self._maybe_start()
+            if back:
+                self.inbox.put(Message(code, "rejoin", name, sid=sid))  # the table writes its join-room line
+                self.say(f"{code} ({name}) is back at its seat")
+            else:
+                self.say(f"{code} ({name}) joined, {len(self.names) + len(self.opts.fill)} of {SEATS} seats taken")
+                self._maybe_start()
             return None, {**data, "game_id": self.dealer_code(), "your_id": code,
                           "total_turn": self.opts.rounds, "white_wild": self.opts.profile.white_wild or "none"}  # fmt: skip
 
@@ -202,15 +210,18 @@ class DealerServer:
             return "Player name too long."
         if data["room_name"] != self.opts.room:
             return "Dealer not found."
-        if self.started:
-            return "Status dealer invalid."
         if sid in self.code_of:
             return "Player name duplicate."
-        if name in self.names.values():
-            return "Player name duplicate."
-        if len(self.names) + len(self.opts.fill) >= SEATS:
+        seat = self._seat_of(name)
+        if seat is not None:  # the name of a seated player: a duplicate while its socket is there, else it is back
+            return "Player name duplicate." if seat in self.sid_of else None
+        if self.started or len(self.names) + len(self.opts.fill) >= SEATS:
             return "Dealer max player. You can not join room."
         return None
+
+    def _seat_of(self, name: str) -> str | None:
+        """The code of the socket player seated under ``name``, if any."""
+        return next((code for code, n in self.names.items() if n == name), None)
 
     def dealer_code(self) -> str:
         digest = hashlib.sha256(f"{self.opts.room}|{self.opts.seed}|{self.t0}".encode()).hexdigest()

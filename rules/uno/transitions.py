@@ -206,11 +206,13 @@ def lose_turn(s: GameState, player: str, err: str) -> GameState:
 
 
 def _play(s: GameState, ev: E.PlayCard) -> GameState:
-    if ev.rejected is not None or ev.card is None or ev.player is None:
+    if ev.rejected is not None or ev.player is None:
         return s
-    err = silently_refused(s, ev)
+    err = silently_refused(s, ev)  # a malformed card too: at 25 cards the dealer passes the turn on all the same
     if err is not None:
         return lose_turn(s, ev.player, err)
+    if ev.card is None:
+        return s
     return _played(s, ev.player, ev.card, ev.color_raw, ev.yell_raw)
 
 
