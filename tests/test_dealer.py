@@ -166,7 +166,7 @@ class Bot:
 
 
 class SpecialBot(Bot):
-    """Special logic as the dealer counts it: eleven at its first turn (the eleventh written, not carried out),
+    """Special logic as the dealer counts it: twelve at its first turn (past the tenth written, not carried out),
     one while the dealer waits for its colour or its drawn card (refused: interrupts are restricted), and —
     with ``stretch`` — three spaced over a turn longer than the clock, each restarting it."""
 
@@ -191,7 +191,7 @@ class SpecialBot(Bot):
             return
         if not self.burst:
             self.burst = True
-            for _ in range(11):  # one title (the contest registers at most three)
+            for _ in range(12):  # one title (the contest registers at most three)
                 self.emit("special-logic", {"title": "burst"})
         super().next_player(data)
 
@@ -377,13 +377,15 @@ def test_special_logic_is_written_counted_to_ten_and_refused_while_interrupts_ar
         bot.close()
     lines = _lines(out)
     titles = [x["contents"]["title"] for x in lines if x["event"] == "special-logic"]
-    assert titles[:11] == ["burst"] * 11  # the eleventh written too
+    assert titles[:12] == ["burst"] * 12  # the eleventh and twelfth written too
     answers = [(err, data) for e, err, data in bot.acks if e == "special-logic"]
-    assert answers[:11] == [(None, {"title": "burst"})] * 11  # each answered with its data
+    assert answers[:12] == [(None, {"title": "burst"})] * 12  # each answered with its data
     assert bot.probed, "the bot never had to choose a colour or play a drawn card in 4 rounds (seed 3)"
-    assert answers[11][0] == {"message": "Interrupts are restricted."} and "while" not in " ".join(titles)
+    assert answers[12][0] == {"message": "Interrupts are restricted."} and "while" not in " ".join(titles)
     r, found = replay_lines(lines)
-    assert [v.code for v in found if v.player == bot.code] == ["special-logic-limit"]  # the eleventh, only
+    mine = [v for v in found if v.player == bot.code]
+    assert [v.code for v in mine] == ["special-logic-limit"] * 2, mine  # the eleventh and the twelfth, only
+    assert "#11 " in mine[0].message and "#12 " in mine[1].message, mine
     assert _findings(out) == []
 
 

@@ -277,9 +277,7 @@ def _challenge(s: GameState, ev: E.Challenge) -> GameState:
 def _special(s: GameState, ev: E.SpecialLogic) -> GameState:
     if ev.rejected is not None or ev.player is None:
         return s
-    n = s.special_logic.get(ev.player, 0)
-    if n >= 10:
-        return s
+    n = s.special_logic.get(ev.player, 0)  # counted past ten too (the dealer carries out the first ten only)
     return s.replace(special_logic=_set(s.special_logic, ev.player, n + 1))
 
 
