@@ -97,6 +97,11 @@ class Sampler:
             self.sample()
             self._stop.wait(0.1)
 
+    def mark(self) -> tuple[int, int]:
+        """The peaks so far (the dealer's, the watcher's): at the match's end, before the watcher's catch-up."""
+        self.sample()
+        return self.peaks[False], self.peaks[True]
+
     def stop(self) -> tuple[float, int, int]:
         self._stop.set()
         self._thread.join()
@@ -112,6 +117,7 @@ class Result:
     dealer_cpu: float = 0.0
     dealer_rss: int = 0
     watcher_rss: int = 0
+    match_rss: tuple[int, int] = (0, 0)  # the dealer's and the watcher's peak RSS until the match's end
     players_cpu: float = 0.0
     ingest: float = 0.0
     families: dict[str, int] = field(default_factory=dict)
@@ -144,6 +150,7 @@ def play(rounds: int, players: list[list[str]], env: dict[str, str] | None, work
                                           stdout=f, stderr=subprocess.STDOUT))  # fmt: skip
     codes = [p.wait() for p in procs]  # every player gone: the match is over
     r = Result(rounds, wall=time.perf_counter() - t0, players_cpu=children_cpu() - cpu0)
+    r.match_rss = sampler.mark()
     t1 = time.perf_counter()
     _, err = dealer.communicate()
     r.dealer_cpu, r.dealer_rss, r.watcher_rss = sampler.stop()  # the watcher's CPU to the end of its catch-up
@@ -181,7 +188,10 @@ def report(title: str, r: Result) -> None:
         print(f"  action latency  p50 {pct(r.latency_ms, 0.5):.2f} ms   p95 {pct(r.latency_ms, 0.95):.2f} ms   "
               f"max {max(r.latency_ms):.1f} ms   ({len(r.latency_ms):,} actions, emit → ack in the bots)")  # fmt: skip
     print(f"  kifu dealer     {r.dealer_cpu:7.1f} CPU s = {r.dealer_cpu / r.wall:.0%} of the wall (the dealer and "
-          f"its watcher process)   peak RSS {r.dealer_rss / 2**20:.0f} MiB + {r.watcher_rss / 2**20:.0f} MiB")  # fmt: skip
+          f"its watcher process)")  # fmt: skip
+    print(f"  peak RSS        during the match: dealer {r.match_rss[0] / 2**20:.0f} MiB, watcher "
+          f"{r.match_rss[1] / 2**20:.0f} MiB;  with the watcher's catch-up and compaction: dealer "
+          f"{r.dealer_rss / 2**20:.0f} MiB, watcher {r.watcher_rss / 2**20:.0f} MiB")  # fmt: skip
     print(f"  four players    {r.players_cpu:7.1f} CPU s = {r.players_cpu / r.wall:.0%} of the wall")
     print(f"  then the ingest {r.ingest:7.1f} s;  findings by family: {r.families or 'none'}")
 
