@@ -221,7 +221,7 @@ def build(matches: pd.DataFrame, counts: pd.DataFrame, causes: pd.DataFrame | No
                                     r["example_seq"])  # fmt: skip
             entry(r["player"], r["player_name"])["findings"].append(f)
         for r in _records(causes, mid):
-            c = {k: r[k] for k in ("cause", "n", "cards", "explained_by", "example_seq")}
+            c = {k: r[k] for k in ("cause", "n", "dealer_fault", "cards", "explained_by", "example_seq")}
             c["cause_title"] = cause_title(r["cause"])
             c["explained_by_title"] = check_title(r["explained_by"])
             entry(r["player"], r["player_name"])["penalty_causes"].append(c)
@@ -230,7 +230,7 @@ def build(matches: pd.DataFrame, counts: pd.DataFrame, causes: pd.DataFrame | No
                 k: r[k] for k in ("actions", "p50_ms", "p95_ms", "max_ms", "near_limit", "over_limit")}
         for p in players.values():
             if game == "algori-uno" and p["code"] is not None:
-                timeouts = sum(c["n"] for c in p["penalty_causes"] if c["cause"] in TIMEOUTS)
+                timeouts = sum(c["n"] - (c["dealer_fault"] or 0) for c in p["penalty_causes"] if c["cause"] in TIMEOUTS)
                 if p["think_time"] is None and timeouts:
                     p["think_time"] = {"actions": 0}
                 if p["think_time"] is not None:
@@ -411,7 +411,8 @@ def to_text(report: list[dict[str, Any]]) -> str:
                 expl = "no finding"
                 if c["explained_by"]:
                     expl = f"{t(c['explained_by_title'])} [{t(c['explained_by'])}]"
-                lines.append(f"      {c['n']:>4} × {t(_cause_words(c))}, {_plural(c['cards'] or 0, 'card')} "
+                fault = f" ({c['dealer_fault']} the dealer's fault: the log contradicts them)" if c["dealer_fault"] else ""
+                lines.append(f"      {c['n']:>4} × {t(_cause_words(c))}{fault}, {_plural(c['cards'] or 0, 'card')} "
                              f"→ {expl}, first at seq {_num(c['example_seq'])}")  # fmt: skip
             if p["findings"]:
                 lines.append("    findings by check:")
@@ -471,12 +472,14 @@ def to_markdown(report: list[dict[str, Any]]) -> str:
             if game == "algori-uno" and p["code"] is not None:
                 lines += [md(think_line(p["think_time"])), ""]
             if p["penalty_causes"]:
-                lines += ["| dealer's penalty cause | count | cards | explained by |", "|---|---:|---:|---|"]
+                lines += ["| dealer's penalty cause | count | the dealer's fault | cards | explained by |",
+                          "|---|---:|---:|---:|---|"]  # fmt: skip
                 for c in p["penalty_causes"]:
                     expl = "—"
                     if c["explained_by"]:
                         expl = f"{md(c['explained_by_title'])} ({md(c['explained_by'])})"
-                    lines.append(f"| {md(_cause_words(c))} | {c['n']} | {c['cards'] or 0} | {expl} |")
+                    lines.append(f"| {md(_cause_words(c))} | {c['n']} | {c['dealer_fault'] or 0} | {c['cards'] or 0} "
+                                 f"| {expl} |")  # fmt: skip
                 lines.append("")
             if p["findings"]:
                 lines += ["| family | severity | check | count | with penalty | first example | |",

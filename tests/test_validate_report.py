@@ -558,3 +558,7 @@ def test_a_penalty_the_log_contradicts_is_reported_as_the_dealers_fault(tmp_path
     assert "not the bot's fault — the dealer's:" in line and "[penalty-unjustified" in line
     code, md, _ = run(capsys, "--db", str(db), "--player", "Misbehaver", "--format", "markdown")
     assert "not the bot's fault" in md
+    # the aggregates too: the timeout is counted under its cause as the dealer's fault, not in the bot's timeouts
+    (timeouts,) = [c for c in bot["penalty_causes"] if c["cause"] == "timeout"]
+    assert timeouts["dealer_fault"] >= 1 and bot["think_time"]["timeouts"] == timeouts["n"] - timeouts["dealer_fault"]
+    assert f"{timeouts['dealer_fault']} the dealer's fault: the log contradicts them" in text
