@@ -687,7 +687,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 1
     print(f"Kifu dashboard on http://{terminal(args.host)}:{args.port}  (database {terminal(db)})",
           file=sys.stderr)
+    _no_address_lookups()
     return int(stcli.main() or 0)
+
+
+def _no_address_lookups() -> None:
+    """Nothing leaves the machine: Streamlit, bound to 0.0.0.0 or ::, asks a third-party host
+    (checkip.amazonaws.com) for the machine's external address to print it, and again to judge a
+    cross-origin WebSocket; it finds its "internal" address by pointing a UDP socket at 8.8.8.8.  No
+    configuration option of the pinned Streamlit turns these off, so both are answered "unknown" here:
+    Streamlit then prints only the local URL (Kifu prints its own line), and same-origin connections — a
+    browser on the address it typed, a proxy passing the Host header — are accepted as before.
+    Usage statistics are off by ``--browser.gatherUsageStats=false`` (and ``.streamlit/config.toml``)."""
+    from streamlit import net_util
+
+    net_util.get_external_ip = lambda: None  # type: ignore[assignment]
+    net_util.get_internal_ip = lambda: None  # type: ignore[assignment]
 
 
 def _port_busy(host: str, port: int) -> bool:
