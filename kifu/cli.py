@@ -113,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
                    "that do not name theirs (default: the profile the log names in first-player.contents.ruleset, "
                    "else its ALGORI white-wild setting)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    from kifu import watchcmd
+
+    watchcmd.add_network_arguments(p, watch=False)
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("validate", help="print, per match and bot, how the match ended, every penalty with the finding "
@@ -382,10 +385,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     skipped: list[Path] = []
     try:
         sources: list[Any] = open_sources(paths, skipped) if paths else []
+        failed = 0
         if urls:  # a Kakomimasu server's match resource (GET /v1/matches/ID): the game as it stands
+            from kifu.watchcmd import http_bounds
             from loaders.core.feeds import BytesSource, fetch
 
-            sources += [BytesSource(url, fetch(url)) for url in urls]
+            for url in urls:  # each within its bounds; one that fails is said and the rest goes on
+                try:
+                    sources.append(BytesSource(url, fetch(url, http_bounds(args))))
+                except SourceError as exc:
+                    failed += 1
+                    print(f"kifu ingest: {terminal(exc)} — not ingested", file=sys.stderr, flush=True)
         mongo_uri = _mongo_uri(args)
         if mongo_uri:
             from loaders.core.mongo import MongoSource
@@ -393,9 +403,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             src = MongoSource(
                 mongo_uri, args.database, args.collection,
                 dealer=args.dealer, dealer_code=args.dealer_code,
+                timeout_ms=int(args.mongo_timeout * 1000),
             )  # fmt: skip
             src.size = src.count()
             sources.append(src)
+        if not sources and failed:
+            left = "the database is unchanged" if Path(args.db).exists() else "no database was made"
+            print(f"kifu ingest: nothing could be ingested; {left}", file=sys.stderr)
+            return 1
         if not sources:
             print("kifu ingest: give log files, a directory, --sample or a MongoDB URI "
                   "(--mongo-uri, --mongo-uri-file or KIFU_MONGO_URI)", file=sys.stderr)  # fmt: skip
