@@ -84,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
                    "(game JSON) and CHaser (server logs, maps) into a DuckDB database, each told apart by "
                    "its content, and replay every game through Kifu's rules validator.",
                    epilog="Prints a summary (records, new, already present, quarantined with the reason, "
-                   "files skipped). Exit status: 0 when something was ingested or already there; 1 when "
+                   "files skipped). A Kakomimasu URL that fails (unreachable, an error status, or a bound hit: "
+                   "--http-timeout, --http-max-bytes, a redirect to another origin) is said in one line and the "
+                   "rest is ingested. Exit status: 0 when something was ingested or already there; 1 when "
                    "nothing could be ingested (the database is left as it was, or none is made) or the "
                    "database cannot be used; 2 on a bad argument or setting. Environment: KIFU_DB (the "
                    "default --db); KIFU_MEMORY_LIMIT (DuckDB's memory cap: a number and a unit, "
@@ -217,7 +219,9 @@ def main(argv: list[str] | None = None) -> int:
                        "Each new finding is printed at once: time, match, round/turn, player, severity, check and "
                        "message. Ctrl-C or SIGTERM stops it cleanly; started again, it goes on where it stopped.",
                        epilog="Exit status: 0 when stopped (or every Kakomimasu game followed has ended); 1 when "
-                       "--fail-on fired or a source or the database cannot be used; 2 on a bad argument. "
+                       "--fail-on fired, a source or the database cannot be used, or a source was given up because "
+                       "it hit a bound (--http-timeout, --http-max-bytes, a redirect to another origin, --http-stall, "
+                       "--http-follow: said in one line; the other sources go on); 2 on a bad argument. "
                        "Environment: KIFU_DB, KIFU_MONGO_URI, KIFU_MEMORY_LIMIT. How it works: docs/live.md.")  # fmt: skip
     from kifu import watchcmd
 

@@ -93,7 +93,8 @@ class MongoSource:
 
     def count(self) -> int:
         """Number of matching documents (for the progress bar)."""
-        return int(self._bounded(lambda: self._collection().count_documents(self.query, maxTimeMS=self._timeout_ms)))
+        # (under pymongo's operation deadline the command carries maxTimeMS: the time left of the bound)
+        return int(self._bounded(lambda: self._collection().count_documents(self.query)))
 
     def find(self, query: dict[str, Any], **kw: Any) -> list[Any]:
         """The documents of one bounded query (``kifu watch``'s polls: a ``limit`` is given), whole."""

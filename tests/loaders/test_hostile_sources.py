@@ -370,3 +370,165 @@ def test_mongo_queries_carry_the_bound_and_a_timeout_is_one_line() -> None:
     with pytest.raises(SourceError) as info:
         src._bounded(away)
     assert "unreachable within 1.5 s (--mongo-timeout)" in str(info.value)
+
+
+class HostileMongo:
+    """A TCP server speaking just enough of MongoDB's wire protocol for pymongo to find it (``hello``,
+    ``ping``), then answering every query (``find``, ``aggregate``…) one byte every ``every_s`` seconds —
+    or never (``every_s`` None).  The commands it got are kept in :attr:`commands`."""
+
+    def __init__(self, every_s: float | None = 0.5) -> None:
+        import socket
+
+        self.every_s = every_s
+        self.stop = threading.Event()
+        self.commands: list[dict[str, Any]] = []
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.1)
+        self.uri = f"mongodb://127.0.0.1:{self.sock.getsockname()[1]}/?directConnection=true"
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    def __enter__(self) -> HostileMongo:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop.set()
+        self._thread.join(2)
+        self.sock.close()
+
+    def _accept(self) -> None:
+        import socket
+
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except (TimeoutError, socket.timeout, OSError):
+                continue
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: Any) -> None:
+        import struct
+
+        import bson
+
+        def read(n: int) -> bytes:
+            data = b""
+            while len(data) < n:
+                got = conn.recv(n - len(data))
+                if not got:
+                    raise ConnectionError
+                data += got
+            return data
+
+        try:
+            conn.settimeout(None)
+            while not self.stop.is_set():
+                length, request_id, _, op = struct.unpack("<iiii", read(16))
+                body = read(length - 16)
+                if op == 2004:  # OP_QUERY (the first hello): flags, collection name, skip, return, the command
+                    name_end = body.index(b"\0", 4)
+                    command = bson.decode(body[name_end + 9:name_end + 9 + struct.unpack("<i", body[name_end + 9:name_end + 13])[0]])
+                else:  # OP_MSG: flags, then a section of kind 0 holding the command
+                    size = struct.unpack("<i", body[5:9])[0]
+                    command = bson.decode(body[5:5 + size])
+                self.commands.append(command)
+                verb = next(iter(command)).lower()
+                if verb in ("hello", "ismaster"):
+                    doc = {"ismaster": True, "isWritablePrimary": True, "helloOk": True, "maxBsonObjectSize": 16777216,
+                           "maxMessageSizeBytes": 48000000, "maxWriteBatchSize": 100000, "minWireVersion": 0,
+                           "maxWireVersion": 21, "logicalSessionTimeoutMinutes": 30, "connectionId": 1, "ok": 1.0}  # fmt: skip
+                    hostile = False
+                else:
+                    doc = {"ok": 1.0} if verb in ("ping", "endsessions", "buildinfo") else {
+                        "cursor": {"id": 0, "ns": "d.activities", "firstBatch": []}, "ok": 1.0}  # fmt: skip
+                    hostile = verb not in ("ping", "endsessions", "buildinfo")
+                payload = bson.encode(doc)
+                if op == 2004:  # OP_REPLY
+                    reply = struct.pack("<iqii", 0, 0, 0, 1) + payload
+                    message = struct.pack("<iiii", 16 + len(reply), 1, request_id, 1) + reply
+                else:
+                    reply = struct.pack("<I", 0) + b"\0" + payload
+                    message = struct.pack("<iiii", 16 + len(reply), 1, request_id, 2013) + reply
+                if not hostile:
+                    conn.sendall(message)
+                elif self.every_s is None:
+                    self.stop.wait()
+                else:
+                    for i in range(len(message)):
+                        if self.stop.wait(self.every_s):
+                            return
+                        conn.sendall(message[i:i + 1])
+        except (ConnectionError, OSError, ValueError):
+            pass
+        finally:
+            conn.close()
+
+
+@pytest.mark.parametrize("every_s", [0.5, None], ids=["trickle", "silent"])
+def test_real_pymongo_against_a_hostile_server_ends_within_the_bound(every_s: float | None) -> None:
+    """pymongo itself (not mongomock) against a server that finds and handshakes, then trickles or keeps
+    silent on the query: the whole operation ends at ``--mongo-timeout``, in one line, with maxTimeMS sent."""
+    from loaders.core.mongo import MongoSource
+
+    with HostileMongo(every_s) as server:
+        src = MongoSource(server.uri, "d", timeout_ms=1500)
+        t0 = time.monotonic()
+        with pytest.raises(SourceError) as info:
+            src.count()
+        took = time.monotonic() - t0
+        with pytest.raises(SourceError):
+            src.find({}, limit=10)
+        queries = [c for c in server.commands if next(iter(c)) in ("aggregate", "find")]
+    assert str(info.value) == f"MongoDB {server.uri}: gave no complete answer in 1.5 s (--mongo-timeout)"
+    assert 1.3 <= took < 2.5
+    assert [next(iter(c)) for c in queries] == ["aggregate", "find"]
+    assert all(0 < c["maxTimeMS"] <= 1500 for c in queries)  # the server too is told the bound
+
+
+def test_watch_on_a_hostile_mongo_stops_on_sigterm_within_2_s(tmp_path: Path) -> None:
+    with HostileMongo(0.5) as server:
+        proc = subprocess.Popen(_kifu("watch", "--mongo-uri", server.uri, "--db", str(tmp_path / "w.duckdb"),
+                                      "--no-status", "--poll", "0.05", "--mongo-timeout", "60"),
+                                cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+        try:
+            deadline = time.monotonic() + 30
+            while not any(next(iter(c)) == "find" for c in server.commands):
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+            time.sleep(1.0)  # the answer is trickling
+            t0 = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            code = proc.wait(timeout=10)
+            took = time.monotonic() - t0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    assert took < 2.0, (took, err)
+    assert code == 0 and "Traceback" not in err, err
+
+
+def test_ingest_waiting_on_a_trickling_url_stops_on_sigterm_within_2_s(server: HostileServer, tmp_path: Path) -> None:
+    proc = subprocess.Popen(_kifu("ingest", f"{server.url}/trickle", "--db", str(tmp_path / "k.duckdb"), "--no-progress"),
+                            cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not any(r.endswith("/trickle") for r in server.requests):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=10)
+        took = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    assert took < 2.0, (took, err)
+    assert code == 143 and err.strip().splitlines()[-1] == "kifu: interrupted; no database was made", err
