@@ -47,6 +47,7 @@ class HostileServer:
     def __init__(self, trickle_every_s: float = 0.5) -> None:
         self.stop = threading.Event()
         self.requests: list[str] = []
+        self.times: list[float] = []  # time.monotonic() of each request
         self.trickle_every_s = trickle_every_s
         self.other = _Server(("127.0.0.1", 0), _Handler)  # the port a redirect points to
         self.other.owner = self
@@ -70,6 +71,7 @@ class HostileServer:
 
     def answer(self, h: BaseHTTPRequestHandler) -> None:
         port = h.server.server_address[1]
+        self.times.append(time.monotonic())
         self.requests.append(f"{port}{h.path}")
         path = h.path.split("?")[0]
         if h.server is self.other:
@@ -383,6 +385,7 @@ class HostileMongo:
         self.every_s = every_s
         self.stop = threading.Event()
         self.commands: list[dict[str, Any]] = []
+        self.times: list[float] = []  # time.monotonic() of each command
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(16)
@@ -434,6 +437,7 @@ class HostileMongo:
                 else:  # OP_MSG: flags, then a section of kind 0 holding the command
                     size = struct.unpack("<i", body[5:9])[0]
                     command = bson.decode(body[5:5 + size])
+                self.times.append(time.monotonic())
                 self.commands.append(command)
                 verb = next(iter(command)).lower()
                 if verb in ("hello", "ismaster"):
