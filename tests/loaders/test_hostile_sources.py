@@ -109,6 +109,11 @@ class HostileServer:
             h.send_header("Location", "/game")
             h.send_header("Content-Length", "0")
             h.end_headers()
+        elif path == "/loop":
+            h.send_response(307)
+            h.send_header("Location", "/loop")
+            h.send_header("Content-Length", "0")
+            h.end_headers()
         elif path in ("/game", "/endless"):
             self._send(h, 200, unfinished_game())
         elif path == "/restless":
@@ -182,6 +187,27 @@ def test_redirects_stay_within_the_origin(server: HostileServer) -> None:
     assert server.other_url.split("//")[1] in str(exc)
     assert not [r for r in server.requests if r.startswith(server.other_url.rsplit(":", 1)[1])]  # never asked
     assert json.loads(fetch(f"{server.url}/here"))["status"] == "playing"  # within the origin: followed
+
+
+def test_a_redirect_loop_ends_after_five(server: HostileServer) -> None:
+    with pytest.raises(BoundExceeded) as info:
+        fetch(f"{server.url}/loop", HttpBounds(timeout_s=5.0))
+    assert str(info.value) == f"{server.url}/loop: more than 5 redirects"
+    assert server.requests.count(f"{server.url.rsplit(':', 1)[1]}/loop") == 6
+
+
+def test_bounds_given_on_the_command_line_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    from kifu.cli import main
+    from loaders.core.netfetch import parse_size
+
+    assert parse_size("64MiB") == 64 * 1024**2 and parse_size("500KB") == 500_000 and parse_size("2048") == 2048
+    for argv in (["--http-timeout", "0"], ["--http-max-bytes", "lots"], ["--mongo-timeout", "-1"],
+                 ["--http-stall", "x"]):  # fmt: skip
+        command = "watch" if argv[0] == "--http-stall" else "ingest"
+        with pytest.raises(SystemExit) as exit_:
+            main([command, "http://127.0.0.1:9/x", *argv])
+        assert exit_.value.code == 2
+        assert argv[0] in capsys.readouterr().err
 
 
 def test_an_unreachable_server_is_an_error_not_a_bound() -> None:
