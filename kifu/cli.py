@@ -84,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
                    "(game JSON) and CHaser (server logs, maps) into a DuckDB database, each told apart by "
                    "its content, and replay every game through Kifu's rules validator.",
                    epilog="Prints a summary (records, new, already present, quarantined with the reason, "
-                   "files skipped). Exit status: 0 when something was ingested or already there; 1 when "
+                   "files skipped). A Kakomimasu URL that fails (unreachable, an error status, or a bound hit: "
+                   "--http-timeout, --http-max-bytes, a redirect to another origin) is said in one line and the "
+                   "rest is ingested. Exit status: 0 when something was ingested or already there; 1 when "
                    "nothing could be ingested (the database is left as it was, or none is made) or the "
                    "database cannot be used; 2 on a bad argument or setting. Environment: KIFU_DB (the "
                    "default --db); KIFU_MEMORY_LIMIT (DuckDB's memory cap: a number and a unit, "
@@ -113,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
                    "that do not name theirs (default: the profile the log names in first-player.contents.ruleset, "
                    "else its ALGORI white-wild setting)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    from kifu import watchcmd
+
+    watchcmd.add_network_arguments(p, watch=False)
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("validate", help="print, per match and bot, how the match ended, every penalty with the finding "
@@ -214,7 +219,9 @@ def main(argv: list[str] | None = None) -> int:
                        "Each new finding is printed at once: time, match, round/turn, player, severity, check and "
                        "message. Ctrl-C or SIGTERM stops it cleanly; started again, it goes on where it stopped.",
                        epilog="Exit status: 0 when stopped (or every Kakomimasu game followed has ended); 1 when "
-                       "--fail-on fired or a source or the database cannot be used; 2 on a bad argument. "
+                       "--fail-on fired, a source or the database cannot be used, or a source was given up because "
+                       "it hit a bound (--http-timeout, --http-max-bytes, a redirect to another origin, --http-stall, "
+                       "--http-follow: said in one line; the other sources go on); 2 on a bad argument. "
                        "Environment: KIFU_DB, KIFU_MONGO_URI, KIFU_MEMORY_LIMIT. How it works: docs/live.md.")  # fmt: skip
     from kifu import watchcmd
 
@@ -382,10 +389,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     skipped: list[Path] = []
     try:
         sources: list[Any] = open_sources(paths, skipped) if paths else []
+        failed = 0
         if urls:  # a Kakomimasu server's match resource (GET /v1/matches/ID): the game as it stands
+            from kifu.watchcmd import http_bounds
             from loaders.core.feeds import BytesSource, fetch
 
-            sources += [BytesSource(url, fetch(url)) for url in urls]
+            for url in urls:  # each within its bounds; one that fails is said and the rest goes on
+                try:
+                    sources.append(BytesSource(url, fetch(url, http_bounds(args))))
+                except SourceError as exc:
+                    failed += 1
+                    print(f"kifu ingest: {terminal(exc)} — not ingested", file=sys.stderr, flush=True)
         mongo_uri = _mongo_uri(args)
         if mongo_uri:
             from loaders.core.mongo import MongoSource
@@ -393,9 +407,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             src = MongoSource(
                 mongo_uri, args.database, args.collection,
                 dealer=args.dealer, dealer_code=args.dealer_code,
+                timeout_ms=int(args.mongo_timeout * 1000),
             )  # fmt: skip
             src.size = src.count()
             sources.append(src)
+        if not sources and failed:
+            left = "the database is unchanged" if Path(args.db).exists() else "no database was made"
+            print(f"kifu ingest: nothing could be ingested; {left}", file=sys.stderr)
+            return 1
         if not sources:
             print("kifu ingest: give log files, a directory, --sample or a MongoDB URI "
                   "(--mongo-uri, --mongo-uri-file or KIFU_MONGO_URI)", file=sys.stderr)  # fmt: skip
@@ -687,7 +706,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 1
     print(f"Kifu dashboard on http://{terminal(args.host)}:{args.port}  (database {terminal(db)})",
           file=sys.stderr)
+    _no_address_lookups()
     return int(stcli.main() or 0)
+
+
+def _no_address_lookups() -> None:
+    """Nothing leaves the machine: Streamlit, bound to 0.0.0.0 or ::, asks a third-party host
+    (checkip.amazonaws.com) for the machine's external address to print it, and again to judge a
+    cross-origin WebSocket; it finds its "internal" address by pointing a UDP socket at 8.8.8.8.  No
+    configuration option of the pinned Streamlit turns these off, so both are answered "unknown" here:
+    Streamlit then prints only the local URL (Kifu prints its own line), and same-origin connections — a
+    browser on the address it typed, a proxy passing the Host header — are accepted as before.
+    Usage statistics are off by ``--browser.gatherUsageStats=false`` (and ``.streamlit/config.toml``)."""
+    from streamlit import net_util
+
+    net_util.get_external_ip = lambda: None  # type: ignore[assignment]
+    net_util.get_internal_ip = lambda: None  # type: ignore[assignment]
 
 
 def _port_busy(host: str, port: int) -> bool:

@@ -42,6 +42,51 @@ def add_arguments(p: argparse.ArgumentParser, db_default: str) -> None:
                    help="how long a CHaser log or a file read whole must stay unchanged before it is read "
                    "(default: %(default)s)")  # fmt: skip
     p.add_argument("--no-status", action="store_true", help="no status line on stderr")
+    add_network_arguments(p, watch=True)
+
+
+def add_network_arguments(p: argparse.ArgumentParser, *, watch: bool) -> None:
+    """The bounds of network sources (docs/live.md, "Network sources are bounded")."""
+    from loaders.core import feeds, netfetch
+    from loaders.core.mongo import MONGO_TIMEOUT_S
+
+    def seconds(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        if not 0 < value < 10**7:
+            raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds above 0")
+        return value
+
+    def size(text: str) -> int:
+        try:
+            return netfetch.parse_size(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    p.add_argument("--http-timeout", type=seconds, default=netfetch.HTTP_TIMEOUT_S, metavar="SECONDS",
+                   help="Kakomimasu server: the most time one request may take, whole — connecting, redirects "
+                   "(only within the URL's scheme, host and port), headers and body (default: %(default)g)")  # fmt: skip
+    p.add_argument("--http-max-bytes", type=size, default=netfetch.HTTP_MAX_BYTES, metavar="SIZE",
+                   help="Kakomimasu server: the largest answer read, e.g. 64MiB; a larger one is refused "
+                   "and nothing of it is kept (default: 64MiB)")  # fmt: skip
+    if watch:
+        p.add_argument("--http-stall", type=seconds, default=feeds.HTTP_STALL_S, metavar="SECONDS",
+                       help="Kakomimasu server: stop following a game that has not ended when it has not changed "
+                       "for this long (default: %(default)g)")  # fmt: skip
+        p.add_argument("--http-follow", type=seconds, default=feeds.HTTP_FOLLOW_S, metavar="SECONDS",
+                       help="Kakomimasu server: stop following a game that has not ended after this long "
+                       "(default: %(default)g)")  # fmt: skip
+    p.add_argument("--mongo-timeout", type=seconds, default=MONGO_TIMEOUT_S, metavar="SECONDS",
+                   help="MongoDB: the most time finding the server, connecting, and each query or batch of "
+                   "documents may take (default: %(default)g)")  # fmt: skip
+
+
+def http_bounds(args: argparse.Namespace) -> Any:
+    from loaders.core.netfetch import HttpBounds
+
+    return HttpBounds(timeout_s=args.http_timeout, max_bytes=args.http_max_bytes)
 
 
 class Printer:
@@ -124,14 +169,16 @@ def feeds_for(args: argparse.Namespace, mongo_uri: str | None) -> list[Any]:
     out: list[Any] = []
     for target in args.targets:
         if target.startswith(("http://", "https://")) or args.kakomimasu_api:
-            out.append(feeds.KakomimasuFeed(feeds.kakomimasu_url(target, args.kakomimasu_api)))
+            out.append(feeds.KakomimasuFeed(feeds.kakomimasu_url(target, args.kakomimasu_api), bounds=http_bounds(args),
+                                            stall_s=args.http_stall, follow_s=args.http_follow))  # fmt: skip
         else:
             out.append(feeds.follow_path(target, settle_s=args.settle))
     if mongo_uri:
         from loaders.core.mongo import MongoSource
 
         out.append(feeds.MongoFeed(MongoSource(mongo_uri, args.database, args.collection,
-                                               dealer=args.dealer, dealer_code=args.dealer_code)))  # fmt: skip
+                                               dealer=args.dealer, dealer_code=args.dealer_code,
+                                               timeout_ms=int(args.mongo_timeout * 1000))))  # fmt: skip
     if not out:
         raise SourceError("give what to follow: a log file, a folder, a Kakomimasu match URL, or --mongo-uri")
     return out
@@ -180,7 +227,13 @@ def run(args: argparse.Namespace, mongo_uri: str | None, out: TextIO = sys.stdou
         previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     only_http = all(hasattr(f, "done") for f in feed_list)
 
+    told: set[int] = set()
+
     def until() -> bool:
+        for i, f in enumerate(feed_list):  # a source given up (a bound hit): said once, the others go on
+            if getattr(f, "failed", None) and i not in told:
+                told.add(i)
+                printer.note(f"{f.failed} — no longer followed")
         return printer.failed is not None or (only_http and all(f.done for f in feed_list))
 
     printer.note(f"following {len(feed_list)} source(s) into {args.db} — Ctrl-C stops")
@@ -196,6 +249,10 @@ def run(args: argparse.Namespace, mongo_uri: str | None, out: TextIO = sys.stdou
     s = watcher.status
     printer.note(f"stopped: {s.events:,} events stored in {s.batches:,} batches, {s.findings:,} findings"
                  + (f", {s.quarantined:,} records quarantined (table load_issues)" if s.quarantined else ""))  # fmt: skip
+    if told:
+        printer.note(f"{len(told)} source(s) given up (a bound was hit) — exit 1")
+        if printer.failed is None:
+            return 1
     if printer.failed is not None:
         f = printer.failed
         printer.note(f"--fail-on {args.fail_on}: {f.severity} {f.code} in {f.match_id} (seq {f.seq}) — exit 1")

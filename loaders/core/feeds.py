@@ -27,7 +27,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 import orjson
 
@@ -366,10 +365,50 @@ def follow_path(path: str | Path, *, settle_s: float = SETTLE_S) -> Any:
     return FileTail(p, settle_s=settle_s) if kind in (True, None) else WholeFile(p, settle_s=settle_s)
 
 
+#: How long a poll waits for a network source's answer before it lets the watcher go on (the answer is
+#: taken at a later poll): the watcher's loop, and its Ctrl-C and SIGTERM, never wait longer on a server.
+NET_WAIT_S = 0.25
+
+
+class _Job:
+    """``fn()`` in a thread of its own; :meth:`result` answers without waiting (None: not done yet)."""
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        import threading
+
+        self._fn = fn
+        self._done = threading.Event()
+        self._value: Any = None
+        self._error: BaseException | None = None
+        threading.Thread(target=self._run, name="kifu-source", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the poller
+            self._error = exc
+        finally:
+            self._done.set()
+
+    def settle(self, wait_s: float) -> bool:
+        return self._done.wait(wait_s)
+
+    def result(self) -> tuple[bool, Any]:
+        if not self._done.is_set():
+            return False, None
+        if self._error is not None:
+            raise self._error
+        return True, self._value
+
+
 class MongoFeed:
     """New ``activities`` documents of the dealer's MongoDB, by polling for ``_id`` beyond the last one
     seen (the contest kit's server is standalone: no change streams).  While the server is away the
-    feed says so (``problem``) and tries again at every poll."""
+    feed says so (``problem``) and tries again at every poll.
+
+    Each query runs in a thread of its own, bounded by the source's timeout (``--mongo-timeout``); a poll
+    waits for it at most :data:`NET_WAIT_S` and takes its answer at a later poll otherwise, so the watcher
+    never hangs on the server."""
 
     def __init__(self, source: Any, *, batch: int = 5000) -> None:
         self.source = source  # a loaders.core.mongo.MongoSource (uri, database, collection, filter, client)
@@ -379,29 +418,39 @@ class MongoFeed:
         self.last_id: Any = None
         self.position = 0
         self.problem: str | None = None
+        self._job: _Job | None = None
 
     def rewind(self) -> None:
         self.last_id, self.position = None, 0
+        self._job = None  # an answer under way is for the old position: dropped
 
     def close(self) -> None:
-        pass
+        self._job = None
 
     def behind(self) -> int:
-        return 0
+        return 1 if self._job is not None else 0  # a query under way: its answer is still to be read
 
     def poll(self) -> list[Any]:
         from bson import json_util
 
-        query = dict(self.source.query)
-        if self.last_id is not None:
-            query["_id"] = {"$gt": self.last_id}
+        if self._job is None:
+            query = dict(self.source.query)
+            if self.last_id is not None:
+                query["_id"] = {"$gt": self.last_id}
+            self._job = _Job(lambda: self.source.find(query, sort=[("_id", 1)], limit=self.batch))
+        self._job.settle(NET_WAIT_S)
         try:
-            docs = list(self.source._collection().find(query, sort=[("_id", 1)], limit=self.batch))
+            done, docs = self._job.result()
+            if not done:
+                return []  # under way: taken at a later poll
+            self._job = None
             self.problem = None
         except SourceError as exc:
+            self._job = None
             self.problem = str(exc)
             return []
         except Exception as exc:  # noqa: BLE001 - pymongo's errors (server away, timeouts): tried again
+            self._job = None
             self.problem = f"MongoDB {self.source.name} unreachable ({type(exc).__name__}) — trying again"
             return []
         if not docs:
@@ -457,66 +506,114 @@ def kakomimasu_url(target: str, api: str | None = None) -> str:
     return f"{api.rstrip('/')}/v1/matches/{target}"
 
 
-def fetch(url: str, timeout: float = 10.0) -> bytes:
-    """GET ``url`` (JSON); SourceError with the status or the network's reason."""
-    import urllib.error
-    import urllib.request
+def fetch(url: str, bounds: Any = None, stopped: Callable[[], bool] = lambda: False) -> bytes:
+    """GET ``url`` (JSON) within ``bounds`` (:class:`loaders.core.netfetch.HttpBounds`: the whole request's
+    time, the answer's size, redirects within the origin); SourceError with the status, the network's reason
+    or the bound that ended it."""
+    from loaders.core.netfetch import HttpBounds
+    from loaders.core.netfetch import fetch as bounded_fetch
 
-    if urlparse(url).scheme not in ("http", "https"):
-        raise SourceError(f"{url}: only http:// and https:// URLs can be read")
-    req = urllib.request.Request(url, headers={"Accept": "application/json", "User-Agent": "kifu"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - scheme checked above
-            return bytes(resp.read())
-    except urllib.error.HTTPError as exc:
-        raise SourceError(f"{url}: the server answered {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, OSError, TimeoutError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise SourceError(f"{url}: unreachable ({reason})") from None
+    return bounded_fetch(url, bounds or HttpBounds(), stopped)
+
+
+#: How long a Kakomimasu game not ended may stay unchanged (its server answering the same, or not at
+#: all) before ``kifu watch`` stops following it (``--http-stall``), and how long it is followed at most
+#: (``--http-follow``).  A game of the official server lasts minutes.
+HTTP_STALL_S = 120.0
+HTTP_FOLLOW_S = 3 * 3600.0
 
 
 @dataclass
 class KakomimasuFeed:
     """A Kakomimasu game on its server, polled (``GET /v1/matches/{id}``) while it is played; done once
-    the server says it ended."""
+    the server says it ended.
+
+    Polling never waits on the server: each request runs in a thread of its own
+    (:class:`loaders.core.netfetch.Request`, bounded in time and size) and :meth:`poll` only looks whether
+    it ended.  A server that cannot be reached or answers an error is asked again (``problem`` says why);
+    a request ended by a bound, a game unchanged for ``stall_s`` or followed for ``follow_s`` without
+    ending, gives the feed up: ``failed`` holds the one line that says why, ``done`` is set, and what the
+    unfinished request read is dropped."""
 
     url: str
     interval_s: float = 1.0
     clock: Callable[[], float] = time.monotonic
+    bounds: Any = None  # loaders.core.netfetch.HttpBounds (None: the defaults)
+    stall_s: float = HTTP_STALL_S
+    follow_s: float = HTTP_FOLLOW_S
     key: str = ""
     done: bool = False
     problem: str | None = None
+    failed: str | None = None
     _last: bytes | None = None
     _next: float = 0.0
     _sent: list[bytes] = field(default_factory=list)
+    _request: Any = None
+    _started: float | None = None
+    _changed: float | None = None
 
     def __post_init__(self) -> None:
         self.key = f"http:{self.url}"
 
     def rewind(self) -> None:
         self._last = None
-        self.done = False
+        if self.failed is None:
+            self.done = False
 
     def close(self) -> None:
-        pass
+        if self._request is not None:
+            self._request.cancel()
+            self._request = None
 
     def behind(self) -> int:
         return 0
 
+    def _give_up(self, why: str) -> list[Any]:
+        self.close()
+        self.failed = self.problem = why
+        self.done = True
+        return []
+
     def poll(self) -> list[Any]:
+        from loaders.core.netfetch import BoundExceeded, HttpBounds, Request
+
         now = self.clock()
-        if self.done or now < self._next:
+        if self.done:
             return []
-        self._next = now + self.interval_s
+        if self._started is None:
+            self._started = self._changed = now
+        if now - self._started >= self.follow_s:
+            return self._give_up(f"{self.url}: followed for {self.follow_s:g} s and the game has not ended "
+                                 "(--http-follow)")  # fmt: skip
+        if now - (self._changed or now) >= self.stall_s:
+            return self._give_up(f"{self.url}: the game has not changed for {self.stall_s:g} s and has not ended "
+                                 "(--http-stall)")  # fmt: skip
+        if self._request is None:
+            if now < self._next:
+                return []
+            self._next = now + self.interval_s
+            try:
+                self._request = Request(self.url, self.bounds or HttpBounds())
+            except SourceError as exc:
+                return self._give_up(str(exc))
+        self._request.settle(NET_WAIT_S)
         try:
-            data = fetch(self.url)
-            self.problem = None
-        except SourceError as exc:
+            data = self._request.result()
+        except BoundExceeded as exc:
+            self._request = None
+            return self._give_up(str(exc))
+        except SourceError as exc:  # away, or an error status: asked again at the next interval
+            self._request = None
             self.problem = str(exc)
             return []
+        if data is None:
+            return []  # under way
+        self._request = None
+        self.problem = None
         if data == self._last:
             return []
         self._last = data
+        self._changed = now
         try:
             doc = orjson.loads(data)
         except orjson.JSONDecodeError:

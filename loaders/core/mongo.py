@@ -17,6 +17,10 @@ from loaders.core.sources import Record, SourceError
 DEFAULT_DATABASE = "uno-local"
 DEFAULT_COLLECTION = "activities"
 BATCH_SIZE = 2000
+#: ``--mongo-timeout``: the most time finding the server, connecting, and each query or batch of
+#: documents may take, whole (pymongo's ``serverSelectionTimeoutMS``, ``connectTimeoutMS`` and
+#: ``socketTimeoutMS``, ``maxTimeMS`` on the server, and a client-side deadline over each operation).
+MONGO_TIMEOUT_S = 10.0
 
 
 def redact_uri(uri: str) -> str:
@@ -39,7 +43,7 @@ class MongoSource:
         dealer: str | None = None,
         dealer_code: str | None = None,
         client: Any = None,
-        timeout_ms: int = 5000,
+        timeout_ms: int = int(MONGO_TIMEOUT_S * 1000),
         batch_size: int = BATCH_SIZE,
     ) -> None:
         if not uri.startswith(("mongodb://", "mongodb+srv://")):
@@ -79,10 +83,9 @@ class MongoSource:
 
             try:
                 options: dict[str, Any] = {}
-                if "serverselectiontimeoutms" not in self.uri.lower():
-                    options["serverSelectionTimeoutMS"] = self._timeout_ms
-                if "connecttimeoutms" not in self.uri.lower():
-                    options["connectTimeoutMS"] = self._timeout_ms
+                for name in ("serverSelectionTimeoutMS", "connectTimeoutMS", "socketTimeoutMS"):
+                    if name.lower() not in self.uri.lower():  # a bound the URI sets is the URI's
+                        options[name] = self._timeout_ms
                 self._client = pymongo.MongoClient(self.uri, **options)
             except Exception as exc:  # invalid URI, bad options
                 raise SourceError(f"MongoDB URI {redact_uri(self.uri)}: {_first_line(exc)}") from exc
@@ -90,7 +93,12 @@ class MongoSource:
 
     def count(self) -> int:
         """Number of matching documents (for the progress bar)."""
-        return int(self._guard(lambda: self._collection().count_documents(self.query)))
+        # (under pymongo's operation deadline the command carries maxTimeMS: the time left of the bound)
+        return int(self._bounded(lambda: self._collection().count_documents(self.query)))
+
+    def find(self, query: dict[str, Any], **kw: Any) -> list[Any]:
+        """The documents of one bounded query (``kifu watch``'s polls: a ``limit`` is given), whole."""
+        return list(self._bounded(lambda: list(self._collection().find(query, max_time_ms=self._timeout_ms, **kw))))
 
     def records(self) -> Iterator[Record]:
         from bson import json_util
@@ -101,11 +109,12 @@ class MongoSource:
             self.query,
             sort=[("dateCreated", 1), ("_id", 1)],
             batch_size=self.batch_size,
+            max_time_ms=self._timeout_ms,
         )
         position = 0
         it = iter(cursor)
         while True:
-            doc = self._guard(lambda: next(it, None))
+            doc = self._bounded(lambda: next(it, None))  # a new batch is fetched within the bound
             if doc is None:
                 break
             position += 1
@@ -116,6 +125,18 @@ class MongoSource:
                 yield Record(position, repr(doc)[:65536], error=f"unserialisable document: {exc}")
                 continue
             yield Record(position, raw, doc)
+
+    def _bounded(self, fn: Any) -> Any:
+        """``fn()`` under a deadline of the timeout for the whole operation (pymongo's client-side
+        operation timeout: server selection, every socket read of the answer, ``maxTimeMS`` on the server),
+        its errors as for :meth:`_guard`."""
+        import pymongo
+
+        def run() -> Any:
+            with pymongo.timeout(self._timeout_ms / 1000):
+                return fn()
+
+        return self._guard(run)
 
     def _guard(self, fn: Any) -> Any:
         import pymongo.errors as errors
@@ -128,12 +149,25 @@ class MongoSource:
                     f"MongoDB {redact_uri(self.uri)}: authentication failed — check the user "
                     "and password in --mongo-uri (and authSource)"
                 ) from exc
+            if exc.timeout:  # maxTimeMS passed on the server (ExecutionTimeout)
+                raise self._timed_out() from exc
             raise SourceError(f"MongoDB {redact_uri(self.uri)}: {_first_line(exc)}") from exc
+        except errors.ServerSelectionTimeoutError as exc:
+            raise SourceError(
+                f"MongoDB {redact_uri(self.uri)} unreachable within {self._timeout_ms / 1000:g} s "
+                "(--mongo-timeout) — is the server running and the URI right?"
+            ) from exc
         except errors.PyMongoError as exc:
+            if exc.timeout:  # a socket read or the operation's deadline (NetworkTimeout, ExecutionTimeout)
+                raise self._timed_out() from exc
             raise SourceError(
                 f"MongoDB {redact_uri(self.uri)} unreachable ({type(exc).__name__}) — is the "
                 "server running and the URI right?"
             ) from exc
+
+    def _timed_out(self) -> SourceError:
+        return SourceError(f"MongoDB {redact_uri(self.uri)}: gave no complete answer in "
+                           f"{self._timeout_ms / 1000:g} s (--mongo-timeout)")  # fmt: skip
 
 
 def _first_line(exc: BaseException) -> str:
