@@ -103,6 +103,11 @@ def _is_duckdb_file(path: Path) -> bool:
     return not head or head[8:12] == b"DUCK"
 
 
+#: Every DuckDB connection Kifu opens: nothing is fetched from the network (DuckDB would otherwise download an
+#: extension a query needs that its wheel does not bundle; docs/deploy.md "Nothing leaves the machine").
+OFFLINE = {"autoinstall_known_extensions": False}
+
+
 def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open a Kifu database, turning DuckDB's errors into one-line, actionable ones."""
     path = Path(path)
@@ -113,7 +118,7 @@ def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConn
     if path.is_file() and not _is_duckdb_file(path):
         raise DatabaseError(not_a_database(path))
     try:
-        con = duckdb.connect(str(path), read_only=read_only)
+        con = duckdb.connect(str(path), read_only=read_only, config=OFFLINE)
     except duckdb.IOException as exc:
         text = str(exc)
         if "lock" in text.lower():
@@ -147,7 +152,7 @@ def table_count(con: duckdb.DuckDBPyConnection, catalog: str) -> int:
 def open_hub(limit: str) -> duckdb.DuckDBPyConnection:
     """The dashboard's in-memory DuckDB, capped at ``limit`` and tried with a first query (closed
     again, the error raised, when DuckDB cannot work in that size)."""
-    hub = duckdb.connect(":memory:")
+    hub = duckdb.connect(":memory:", config=OFFLINE)
     try:
         set_memory_limit(hub, limit)
         hub.execute("set enable_progress_bar = false")

@@ -26,7 +26,7 @@ from typing import Any
 
 import duckdb
 
-from queries import SCHEMA_VERSION, DatabaseError
+from queries import OFFLINE, SCHEMA_VERSION, DatabaseError
 
 #: The lake's own description, at its root.
 META_FILE = "_kifu_lake.json"
@@ -128,7 +128,7 @@ def connect_lake(lake: str | Path) -> duckdb.DuckDBPyConnection:
     lake = Path(lake)
     meta = check_meta(lake, read_meta(lake))
     fmt = str(meta["format"])
-    con = duckdb.connect(":memory:")
+    con = duckdb.connect(":memory:", config=OFFLINE)
     try:
         try:
             con.execute("set enable_progress_bar = false")

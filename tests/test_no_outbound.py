@@ -147,3 +147,17 @@ def test_serve_on_all_interfaces_reaches_nothing_beyond_the_machine(tmp_path: Pa
     attempts = log.read_text(encoding="utf-8") if log.exists() else ""
     assert attempts == "", f"outbound attempts:\n{attempts}\nserver output:\n{out[-2000:]}"
     assert "Local URL" in out or "localhost" in out, out[-2000:]  # the banner was printed (its lookup would have run)
+
+
+def test_every_duckdb_connection_kifu_opens_downloads_no_extension(tmp_path: Path) -> None:
+    """DuckDB installs an extension a query needs from the network unless told not to: Kifu's connections say
+    so (a database file, the dashboard's hub)."""
+    import queries
+
+    opened = [queries.connect(tmp_path / "k.duckdb"), queries.open_hub("256MB")]
+    try:
+        for con in opened:
+            assert con.execute("select current_setting('autoinstall_known_extensions')").fetchone() == (False,)
+    finally:
+        for con in opened:
+            con.close()
