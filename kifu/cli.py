@@ -267,15 +267,24 @@ def main(argv: list[str] | None = None) -> int:
 
     raw = sys.argv[1:] if argv is None else argv
     if raw[:1] == ["replay-log"]:  # its own parser: options may come before the file
-        from kifu import replay_log
+        return _replay_log(list(raw[1:]))
+    args = _parse(parser, sub, raw)
+    prog = f"kifu {args.command}"
+    from kifu import paths
 
-        return int(replay_log.main(list(raw[1:])))
-    args = parser.parse_args(argv)
+    refused = paths.check(paths.command_paths(args.command, args))
+    if refused is not None:
+        print(refused.line(prog), file=sys.stderr)
+        return refused.status
     previous = _interrupt_on_sigterm() if args.command == "ingest" else None
     db = getattr(args, "db", None)
-    existed = bool(db) and Path(db).exists()
+    existed = bool(db) and os.path.exists(db)
     try:
         return int(args.func(args))
+    except OSError as exc:  # a path the system refused while the command worked: one line, no traceback
+        refused = paths.refusal(exc, None if exc.filename is not None else paths.written(args.command, args))
+        print(refused.line(prog), file=sys.stderr)
+        return refused.status
     except KeyboardInterrupt:
         return _interrupted(db, existed)
     except RuntimeError as exc:  # DuckDB turns a Ctrl-C during a query into "Query interrupted"
@@ -285,6 +294,51 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _replay_log(rest: list[str]) -> int:
+    """``kifu replay-log``: its own parser; its paths checked and its OSErrors told as every command's."""
+    from kifu import paths, replay_log
+
+    prog = "kifu replay-log"
+    try:
+        args, _ = replay_log._parser().parse_known_args(rest)
+    except (SystemExit, replay_log._BadArgument):  # --help, or a usage error: replay_log.main says it
+        args = None
+    if args is not None:
+        refused = paths.check(paths.command_paths("replay-log", args))
+        if refused is not None:
+            print(refused.line(prog), file=sys.stderr)
+            return refused.status
+    try:
+        return int(replay_log.main(rest))
+    except OSError as exc:
+        refused = paths.refusal(exc)
+        print(refused.line(prog), file=sys.stderr)
+        return refused.status
+
+
+def _parse(parser: argparse.ArgumentParser, sub: Any, raw: list[str]) -> argparse.Namespace:
+    """``parser.parse_args(raw)``, but an unknown option of a subcommand is told by that subcommand: its usage
+    and the nearest option it has ("did you mean --ruleset?"), not the top-level usage."""
+    import difflib
+
+    args, extras = parser.parse_known_args(raw)
+    if not extras:
+        return args
+    command = sub.choices.get(args.command) if getattr(args, "command", None) else None
+    if command is None:
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    options = sorted({o for a in command._actions for o in a.option_strings if o.startswith("--")})
+    first = extras[0]
+    unknown = first.split("=", 1)[0]
+    hint = ""
+    if unknown.startswith("-"):
+        near = difflib.get_close_matches(unknown, options, n=1, cutoff=0.6)
+        if near:
+            hint = f" (did you mean {near[0]}?)"
+    command.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 #: Set when SIGTERM (not Ctrl-C) ended the run: the exit status is then 143 (128 + SIGTERM), not 130.
