@@ -492,6 +492,12 @@ def connect() -> Db | None:
 def require_data() -> Db:
     """The connection, or an empty-state message and stop."""
     con = connect()
+    if con is None and not db_path().exists():  # `kifu serve` started before `kifu watch`/`kifu ingest` made it
+        st.info(_("{name} does not exist yet — the dashboard waits for it: its matches show here once {watch} or "
+                  "{command} makes it (reload the page then), or upload a log on the **Upload** page.").format(
+            name=code(db_path().name), watch=code(f"kifu watch LOG --db {db_path().name}"),
+            command=code(f"kifu ingest LOG --db {db_path().name}")))  # fmt: skip
+        st.stop()
     if con is None or not q.games_present(con):
         st.info(_("No data yet in {name} — ingest a log ({command}) or upload one on the **Upload** page.").format(
             name=code(db_path().name), command=code(f"kifu ingest LOG --db {db_path().name}")))  # fmt: skip

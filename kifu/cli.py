@@ -128,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
                        "KIFU_DASHBOARD_URL (the default --dashboard-url).")  # fmt: skip
     p.add_argument("--db", default=_db_default(), help="DuckDB database file, made by `kifu ingest` (default: %(default)s)")
     p.add_argument("--match", help="match id (Kakomimasu, CHaser: also the game's id without Kifu's kakomimasu:/chaser: "
-                   "prefix; ALGORI: also dealer code or dealer name) (default: every match)")
+                   "prefix; ALGORI: also dealer code or dealer name), the start of an id as `kifu watch` prints it, a "
+                   "CHaser game's logged timestamp, or the name of the match's log file (default: every match)")
     p.add_argument("--player", help="player name (exact) or code (any case, e.g. COOL or Cool): only that player, in the "
                    "matches it played (default: every player)")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text",
@@ -536,6 +537,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
                   file=sys.stderr)  # fmt: skip
             return 1
         match = _resolve_match(con, args.match) if args.match else None
+        if isinstance(match, list):  # the name fits several matches
+            names = "".join(f"\n  {terminal(m)}" for m in match[:KNOWN_SHOWN])
+            more = f"\n  … and {len(match) - KNOWN_SHOWN} more" if len(match) > KNOWN_SHOWN else ""
+            print(f"kifu validate: --match '{terminal(args.match)}' names {len(match)} matches; give one of:{names}{more}",
+                  file=sys.stderr)  # fmt: skip
+            return 2
         if args.match and match is None:
             known = validation.match_labels(con)
             names = "".join(f"\n  {terminal(_match_label(r))}" for r in known.to_dict("records"))
@@ -579,15 +586,20 @@ def cmd_validate(args: argparse.Namespace) -> int:
 KNOWN_SHOWN = 30
 
 
-def _resolve_match(con: Any, match: str | None) -> str | None:
-    """The --match as the database spells it (None: no such match): as given, else a Kakomimasu or
-    CHaser game's id with Kifu's ``kakomimasu:``/``chaser:`` prefix put in front."""
+def _resolve_match(con: Any, match: str) -> str | list[str] | None:
+    """The --match as the database spells it (None: no such match; a list: the several it names): as given,
+    else a Kakomimasu or CHaser game's id with Kifu's ``kakomimasu:``/``chaser:`` prefix put in front, its log
+    file's name, or the start of its id as ``kifu watch`` prints it (``kifu.matchref``)."""
+    from kifu.matchref import resolve
     from queries import validation
 
     for candidate in (match, f"kakomimasu:{match}", f"chaser:{match}"):
         if not validation.report_matches(con, candidate).empty:
             return candidate
-    return None
+    found = resolve(match, validation.match_sources(con))
+    if len(found) == 1:
+        return found[0]
+    return found or None
 
 
 def _resolve_player(players: Any, player: str) -> str | None:
@@ -685,7 +697,8 @@ def cmd_replay_log(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Exit 1 without starting when there is no database; 2 on a bad setting; else the server's status."""
+    """Exit 2 on a bad setting; 1 when the port is taken; else the server's status.  A database that does not
+    exist yet is waited for: the pages say so until `kifu watch` or `kifu ingest` makes it."""
     import shlex
 
     from streamlit.web import cli as stcli
@@ -697,12 +710,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"kifu serve: {problem}", file=sys.stderr)
         return 2
     db = Path(args.db).resolve()
-    if not db.exists():
+    if not db.exists():  # started before `kifu watch` or `kifu ingest` made it: the pages wait for it
         where = terminal(shlex.quote(str(db)))
-        print(f"kifu serve: no database at {terminal(db)} — make one with `kifu ingest LOGS --db {where}` "
-              f"(or `kifu ingest --sample --db {where}` to try Kifu on the bundled samples)",
-              file=sys.stderr)  # fmt: skip
-        return 1
+        print(f"kifu serve: no database at {terminal(db)} yet — the dashboard starts and shows the matches once "
+              f"`kifu watch … --db {where}` or `kifu ingest LOGS --db {where}` makes it (or `kifu ingest --sample "
+              f"--db {where}` to try Kifu on the bundled samples)", file=sys.stderr)  # fmt: skip
     os.environ["KIFU_DB"] = str(db)
     app = REPO / "app" / "streamlit_app.py"
     sys.argv = [

@@ -152,12 +152,24 @@ def _match_ids(con: Any, tables: list[Table]) -> set[str | None]:
     return {r[0] for r in con.execute(" union ".join(parts)).fetchall()}
 
 
-def _resolve(match: str, known: set[str | None]) -> str | None:
-    """A --match as the database spells it: as given, else with Kifu's ``kakomimasu:``/``chaser:`` prefix."""
+def _resolve(match: str, known: set[str | None], con: Any = None) -> str | None:
+    """A --match as the database spells it: as given, else with Kifu's ``kakomimasu:``/``chaser:`` prefix,
+    else the one match its log file's name or the start of its id names (``kifu.matchref``)."""
     for candidate in (match, f"kakomimasu:{match}", f"chaser:{match}"):
         if candidate in known:
             return candidate
-    return None
+    from kifu.matchref import resolve
+
+    pairs: list[tuple[str, str | None]] = [(m, None) for m in known if m is not None]
+    if con is not None:
+        try:
+            from queries import validation
+
+            pairs += validation.match_sources(con)
+        except Exception:  # noqa: BLE001 - a database without those tables: ids only
+            pass
+    found = resolve(match, pairs)
+    return found[0] if len(found) == 1 else None
 
 
 def _select(con: Any, tables: list[Table], games: Iterable[str] | None,
@@ -174,7 +186,7 @@ def _select(con: Any, tables: list[Table], games: Iterable[str] | None,
     if matches:
         picked: set[str | None] = set()
         for m in matches:
-            found = _resolve(m, known)
+            found = _resolve(m, known, con)
             if found is None:
                 raise ExportError(f"no match '{terminal(m)}' in the database ({len(known)} matches; "
                                   "`kifu validate --match X` lists them)")  # fmt: skip
