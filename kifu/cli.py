@@ -283,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except OSError as exc:  # a path the system refused while the command worked: one line, no traceback
-        refused = paths.refusal(exc, None if exc.filename is not None else paths.written(args.command, args))
+        refused = paths.refusal(exc, None if exc.filename is not None else paths.written(args.command, args, exc))
         print(refused.line(prog), file=sys.stderr)
         return refused.status
     except KeyboardInterrupt:

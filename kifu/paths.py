@@ -43,6 +43,8 @@ class Refused(Exception):
 
         if self.message is not None:
             return f"{prog}: {self.message}"
+        if not self.path:  # an error about no path (a socket, a descriptor): the reason alone
+            return f"{prog}: {self.reason}"
         return f"{prog}: {terminal(self.path)}: {self.reason}"
 
 
@@ -196,8 +198,15 @@ def command_paths(command: str, args: Any) -> list[tuple[str, str | None, str]]:
     return []
 
 
-def written(command: str, args: Any) -> str | None:
-    """The file a command writes (for an error about a descriptor, which names no path), else its database."""
+#: Errors of writing that name no file (raised by a write on an open descriptor): said about the file written.
+WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def written(command: str, args: Any, exc: OSError | None = None) -> str | None:
+    """The file a command writes (for an error of writing, which names no path), else its database; None for
+    an ``exc`` that is not an error of writing (a refused connection is not about a file)."""
+    if exc is not None and exc.errno not in WRITE_ERRORS:
+        return None
     items = command_paths(command, args)
     for name, value, kind in items:
         if kind in ("write", "replace", "folder") and value not in (None, "-"):

@@ -207,3 +207,20 @@ def test_read_only_and_full_file_systems(tmp_path: Path) -> None:
             assert "Read-only file system" in text, (line, text)
         else:
             assert "No space left on device" in text and "not a DuckDB" not in text, (line, text)
+
+
+def test_an_error_about_no_file_is_not_said_about_one(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:  # fmt: skip
+    """An OSError that names no path and is not an error of writing (a refused connection) is one line too,
+    without a path it is not about."""
+    import errno
+
+    from kifu import cli as cli_module
+
+    def refused(args: object) -> int:
+        raise ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused")
+
+    monkeypatch.setattr(cli_module, "cmd_ingest", refused)
+    code = cli.main(["ingest", "--db", str(tmp_path / "k.duckdb"), "x.jsonl"])
+    assert code == 1
+    assert one_line(capsys.readouterr().err, "ingest") == "kifu ingest: Connection refused"
