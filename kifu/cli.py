@@ -228,8 +228,9 @@ def main(argv: list[str] | None = None) -> int:
                        "a match_id partitioned by game and match (DIR/<table>/game=G/match_id=M/part-0.parquet), the "
                        "others whole, and DIR/_kifu_lake.json (schema version, columns). Exporting a match again "
                        "replaces its folders only. docs/export.md",
-                       epilog="Exit status: 0 when the lake is written; 1 when the database is locked or the lake "
-                       "cannot be written; 2 on a bad argument (a missing database or not Kifu's, a --to of another "
+                       epilog="Exit status: 0 when the lake is written; 1 when the database is locked, the lake "
+                       "cannot be written, or a match was skipped (its folders cannot be made: listed, every other "
+                       "match written); 2 on a bad argument (a missing database or not Kifu's, a --to of another "
                        "schema version or not a lake, an unknown --match or --game). Environment: KIFU_DB.")  # fmt: skip
     from kifu import export
 

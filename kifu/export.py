@@ -567,7 +567,8 @@ def _progress_bar(enabled: bool, err: Any) -> tuple[Progress | None, Callable[[]
 
 
 def run(args: argparse.Namespace, out: Any = None, err: Any = None) -> int:
-    """Exit 0: the lake is written; 1: the database is locked or the lake cannot be written; 2: a bad argument
+    """Exit 0: the lake is written; 1: the database is locked, the lake cannot be written, or a match was skipped
+    (listed; every other one written); 2: a bad argument
     (a missing database or not Kifu's, a --to Kifu must not write into, an unknown --match or --game)."""
     from common.safe import terminal
     from common.settings import SettingError, database_path
