@@ -220,11 +220,18 @@ def _open_database(db: Path) -> Iterator[Any]:
         raise ExportError(f"{terminal(db)}: no such database — run `kifu ingest LOG --db {terminal(db)}` first")
     if not db.is_file():
         raise ExportError(f"{terminal(db)} is not a database file")
+    from common.settings import SettingError, memory_limit
+
+    try:
+        limit = memory_limit()
+    except SettingError as exc:
+        raise ExportError(str(exc)) from None
     try:
         con = live.open_read_only(db)
     except queries.DatabaseError as exc:
         raise ExportError(terminal(exc), status=1 if "locked" in str(exc) else 2) from None
     try:
+        queries.set_memory_limit(con, limit)  # DuckDB's buffer pool, as an ingest's (KIFU_MEMORY_LIMIT)
         try:
             queries.check_schema(con, upgrade=True)
         except queries.DatabaseError as exc:
@@ -296,9 +303,9 @@ def _copy_options(fmt: str, partitioned: bool) -> str:
 UNPACKED = {"raw_blocks": "raw_activities"}
 
 
-#: Raw lines written per file of ``raw_activities`` (a 1,000-round match has some 400,000): what bounds the
+#: Raw lines written per file of ``raw_activities`` (a 1,000-round match has some 137,000): what bounds the
 #: memory of an export — one window's texts, never a whole match's.
-RAW_WINDOW = 50_000
+RAW_WINDOW = 10_000
 
 
 def _write_raw_lines(con: Any, table: Table, stage: Path, fmt: str, selective: bool) -> None:
