@@ -134,7 +134,7 @@ def problem(value: str, kind: str) -> OSError | None:
         if kind == "follow":
             return None  # waited for
         if kind in ("write", "replace") and not parent.is_dir():
-            return _err(errno.ENOENT)
+            return None  # a missing folder: the command says which (``--out X: there is no folder Y``)
         return _writable(ancestor if kind == "folder" else parent)
     if kind == "folder":
         if not stat.S_ISDIR(st.st_mode):
