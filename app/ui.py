@@ -489,9 +489,26 @@ def connect() -> Db | None:
         st.stop()
 
 
+#: How often a page waiting for the database (not made yet) looks for it, in seconds.
+DB_WAIT_EVERY = 2.0
+
+
+def _rerun_once_made() -> None:
+    """Run again every ``DB_WAIT_EVERY`` s while the database does not exist; the whole page once it does."""
+    if db_path().exists():
+        st.rerun(scope="app")
+
+
 def require_data() -> Db:
     """The connection, or an empty-state message and stop."""
     con = connect()
+    if con is None and not db_path().exists():  # `kifu serve` started before `kifu watch`/`kifu ingest` made it
+        st.info(_("{name} does not exist yet — the dashboard waits for it: this page shows its matches once "
+                  "{watch} or {command} makes it, or upload a log on the **Upload** page.").format(
+            name=code(db_path().name), watch=code(f"kifu watch LOG --db {db_path().name}"),
+            command=code(f"kifu ingest LOG --db {db_path().name}")))  # fmt: skip
+        st.fragment(_rerun_once_made, run_every=DB_WAIT_EVERY)()
+        st.stop()
     if con is None or not q.games_present(con):
         st.info(_("No data yet in {name} — ingest a log ({command}) or upload one on the **Upload** page.").format(
             name=code(db_path().name), command=code(f"kifu ingest LOG --db {db_path().name}")))  # fmt: skip

@@ -1,6 +1,7 @@
 """Memory of ``kifu ingest`` as the machine sees it: every process of the run, and the whole tree.
 
     .venv/bin/python benchmarks/memory.py [--matches 5] [--jobs 1 2]
+    .venv/bin/python benchmarks/memory.py --export [--before OLD_TREE] [--profile]
 
 ``kifu ingest`` replays in worker processes started by a forkserver, so the ingest process's own
 peak RSS is not what the run costs. This starts the real command and samples ``/proc`` every
@@ -33,7 +34,6 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks.synth import long_match, relabelled, write  # noqa: E402
 
-KIFU = REPO / ".venv" / "bin" / "kifu"
 
 
 def _kib(pid: int, path: str, key: str) -> int:
@@ -69,13 +69,17 @@ class Run:
     processes: int = 0
 
 
-def measure(paths: list[Path], db: Path, jobs: int, interval: float = 0.05) -> Run:
+def measure(paths: list[Path], db: Path, jobs: int, interval: float = 0.05, *, command: list[str] | None = None,
+            tree: Path = REPO) -> Run:  # fmt: skip
+    """The memory of ``kifu ingest`` of ``paths`` (or of the kifu ``command`` given), run from the source
+    tree ``tree`` (``python -m kifu.cli`` with it first on PYTHONPATH)."""
     tag = f"KIFU_MEMORY_RUN={uuid.uuid4().hex}"
-    env = {**os.environ, tag.split("=")[0]: tag.split("=")[1]}
+    env = {**os.environ, tag.split("=")[0]: tag.split("=")[1], "PYTHONPATH": str(tree)}
     run = Run()
     t = time.perf_counter()
-    proc = subprocess.Popen([str(KIFU), "ingest", "--no-progress", "--jobs", str(jobs), "--db", str(db),
-                             *map(str, paths)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    argv = command or ["ingest", "--no-progress", "--jobs", str(jobs), "--db", str(db), *map(str, paths)]
+    proc = subprocess.Popen([sys.executable, "-m", "kifu.cli", *argv], env=env, cwd=tree,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     seen: set[int] = set()
     while proc.poll() is None:
         pids = _tagged(tag.encode())
@@ -95,15 +99,59 @@ def measure(paths: list[Path], db: Path, jobs: int, interval: float = 0.05) -> R
     run.processes = len(seen)
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     if proc.returncode != 0:
-        raise SystemExit(f"kifu ingest failed ({proc.returncode}): {err}")
+        raise SystemExit(f"kifu {argv[0]} failed ({proc.returncode}): {err}")
     return run
+
+
+def _vm(key: str) -> int:
+    return _kib(os.getpid(), "status", key)
+
+
+def export_memory(before: Path | None, profile: bool) -> None:
+    """``kifu export`` of the 1,000-round match against its ingest (``--jobs 1``): the peak RSS of each, from
+    this tree and (``--before DIR``) from another source tree, e.g. ``git archive OLD | tar -x -C DIR``.
+    ``--profile``: the export run in this process, table by table, with the peak RSS after each table."""
+    mib = 1024
+    with tempfile.TemporaryDirectory(prefix="kifu-memory-") as tmp:
+        tmpd = Path(tmp)
+        one = write(tmpd / "long.jsonl", long_match(1000))
+        db = tmpd / "long.duckdb"
+        r = measure([one], db, 1)
+        print(f"1,000-round match ({one.stat().st_size / 1e6:.0f} MB, {db.stat().st_size / 1e6:.0f} MB database)")
+        print(f"{'run':<44}{'wall s':>8}{'peak RSS MiB':>14}")
+        print(f"{'kifu ingest --jobs 1':<44}{r.wall:>8.1f}{r.main_hwm / mib:>14,.0f}", flush=True)
+        for label, tree in (("kifu export (this tree)", REPO), ("kifu export (--before tree)", before)):
+            if tree is None:
+                continue
+            lake = tmpd / f"lake-{uuid.uuid4().hex[:6]}"
+            r = measure([], db, 1, command=["export", "--db", str(db), "--to", str(lake), "--no-progress"], tree=tree)
+            print(f"{label:<44}{r.wall:>8.1f}{r.main_hwm / mib:>14,.0f}", flush=True)
+        if profile:
+            from kifu.export import export
+
+            print("profile (this tree, in this process): table, peak RSS after it (MiB), seconds")
+            marks: list[tuple[str, int, float]] = []
+            t0 = time.perf_counter()
+            export(db, tmpd / "lake-profile", progress=lambda table, done, total: marks.append(
+                (table or "(opened)", _vm("VmHWM:"), time.perf_counter() - t0)))  # fmt: skip
+            last = 0
+            for table, hwm, sec in marks:
+                grew = f"  +{(hwm - last) / mib:,.0f}" if hwm > last and last else ""
+                print(f"  {table:<28}{hwm / mib:>8,.0f}{grew:>8}{sec:>8.1f}")
+                last = hwm
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--matches", type=int, default=5, help="relabelled 1,000-round matches in the large input")
     ap.add_argument("--jobs", type=int, nargs="+", default=[1, 2], help="--jobs values to measure")
+    ap.add_argument("--export", action="store_true", help="measure kifu export of the 1,000-round match instead")
+    ap.add_argument("--before", type=Path, help="with --export: also run the export of this source tree")
+    ap.add_argument("--profile", action="store_true", help="with --export: the peak RSS table by table")
     args = ap.parse_args()
+    if args.export:
+        export_memory(args.before, args.profile)
+        return
     mib = 1024
     print(f"kifu ingest, process tree memory (KIFU_MEMORY_LIMIT={os.environ.get('KIFU_MEMORY_LIMIT', 'default')}); "
           f"{os.cpu_count()} cores")  # fmt: skip

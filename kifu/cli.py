@@ -133,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
                        "KIFU_DASHBOARD_URL (the default --dashboard-url).")  # fmt: skip
     p.add_argument("--db", default=_db_default(), help="DuckDB database file, made by `kifu ingest` (default: %(default)s)")
     p.add_argument("--match", help="match id (Kakomimasu, CHaser: also the game's id without Kifu's kakomimasu:/chaser: "
-                   "prefix; ALGORI: also dealer code or dealer name) (default: every match)")
+                   "prefix; ALGORI: also dealer code or dealer name), the start of an id as `kifu watch` prints it, a "
+                   "CHaser game's logged timestamp, or the name of the match's log file (default: every match)")
     p.add_argument("--player", help="player name (exact) or code (any case, e.g. COOL or Cool): only that player, in the "
                    "matches it played (default: every player)")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text",
@@ -234,8 +235,9 @@ def main(argv: list[str] | None = None) -> int:
                        "a match_id partitioned by game and match (DIR/<table>/game=G/match_id=M/part-0.parquet), the "
                        "others whole, and DIR/_kifu_lake.json (schema version, columns). Exporting a match again "
                        "replaces its folders only. docs/export.md",
-                       epilog="Exit status: 0 when the lake is written; 1 when the database is locked or the lake "
-                       "cannot be written; 2 on a bad argument (a missing database or not Kifu's, a --to of another "
+                       epilog="Exit status: 0 when the lake is written; 1 when the database is locked, the lake "
+                       "cannot be written, or a match was skipped (its folders cannot be made: listed, every other "
+                       "match written); 2 on a bad argument (a missing database or not Kifu's, a --to of another "
                        "schema version or not a lake, an unknown --match or --game). Environment: KIFU_DB.")  # fmt: skip
     from kifu import export
 
@@ -274,15 +276,24 @@ def main(argv: list[str] | None = None) -> int:
 
     raw = sys.argv[1:] if argv is None else argv
     if raw[:1] == ["replay-log"]:  # its own parser: options may come before the file
-        from kifu import replay_log
+        return _replay_log(list(raw[1:]))
+    args = _parse(parser, sub, raw)
+    prog = f"kifu {args.command}"
+    from kifu import paths
 
-        return int(replay_log.main(list(raw[1:])))
-    args = parser.parse_args(argv)
+    refused = paths.check(paths.command_paths(args.command, args))
+    if refused is not None:
+        print(refused.line(prog), file=sys.stderr)
+        return refused.status
     previous = _interrupt_on_sigterm() if args.command == "ingest" else None
     db = getattr(args, "db", None)
-    existed = bool(db) and Path(db).exists()
+    existed = bool(db) and os.path.exists(db)
     try:
         return int(args.func(args))
+    except OSError as exc:  # a path the system refused while the command worked: one line, no traceback
+        refused = paths.refusal(exc, None if exc.filename is not None else paths.written(args.command, args, exc))
+        print(refused.line(prog), file=sys.stderr)
+        return refused.status
     except KeyboardInterrupt:
         return _interrupted(db, existed)
     except RuntimeError as exc:  # DuckDB turns a Ctrl-C during a query into "Query interrupted"
@@ -292,6 +303,51 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _replay_log(rest: list[str]) -> int:
+    """``kifu replay-log``: its own parser; its paths checked and its OSErrors told as every command's."""
+    from kifu import paths, replay_log
+
+    prog = "kifu replay-log"
+    try:
+        args, _ = replay_log._parser().parse_known_args(rest)
+    except (SystemExit, replay_log._BadArgument):  # --help, or a usage error: replay_log.main says it
+        args = None
+    if args is not None:
+        refused = paths.check(paths.command_paths("replay-log", args))
+        if refused is not None:
+            print(refused.line(prog), file=sys.stderr)
+            return refused.status
+    try:
+        return int(replay_log.main(rest))
+    except OSError as exc:
+        refused = paths.refusal(exc)
+        print(refused.line(prog), file=sys.stderr)
+        return refused.status
+
+
+def _parse(parser: argparse.ArgumentParser, sub: Any, raw: list[str]) -> argparse.Namespace:
+    """``parser.parse_args(raw)``, but an unknown option of a subcommand is told by that subcommand: its usage
+    and the nearest option it has ("did you mean --ruleset?"), not the top-level usage."""
+    import difflib
+
+    args, extras = parser.parse_known_args(raw)
+    if not extras:
+        return args
+    command = sub.choices.get(args.command) if getattr(args, "command", None) else None
+    if command is None:
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    options = sorted({o for a in command._actions for o in a.option_strings if o.startswith("--")})
+    first = extras[0]
+    unknown = first.split("=", 1)[0]
+    hint = ""
+    if unknown.startswith("-"):
+        near = difflib.get_close_matches(unknown, options, n=1, cutoff=0.6)
+        if near:
+            hint = f" (did you mean {near[0]}?)"
+    command.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 #: Set when SIGTERM (not Ctrl-C) ended the run: the exit status is then 143 (128 + SIGTERM), not 130.
@@ -501,6 +557,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
                   file=sys.stderr)  # fmt: skip
             return 1
         match = _resolve_match(con, args.match) if args.match else None
+        if isinstance(match, list):  # the name fits several matches
+            names = "".join(f"\n  {terminal(m)}" for m in match[:KNOWN_SHOWN])
+            more = f"\n  … and {len(match) - KNOWN_SHOWN} more" if len(match) > KNOWN_SHOWN else ""
+            print(f"kifu validate: --match '{terminal(args.match)}' names {len(match)} matches; give one of:{names}{more}",
+                  file=sys.stderr)  # fmt: skip
+            return 2
         if args.match and match is None:
             known = validation.match_labels(con)
             names = "".join(f"\n  {terminal(_match_label(r))}" for r in known.to_dict("records"))
@@ -544,15 +606,20 @@ def cmd_validate(args: argparse.Namespace) -> int:
 KNOWN_SHOWN = 30
 
 
-def _resolve_match(con: Any, match: str | None) -> str | None:
-    """The --match as the database spells it (None: no such match): as given, else a Kakomimasu or
-    CHaser game's id with Kifu's ``kakomimasu:``/``chaser:`` prefix put in front."""
+def _resolve_match(con: Any, match: str) -> str | list[str] | None:
+    """The --match as the database spells it (None: no such match; a list: the several it names): as given,
+    else a Kakomimasu or CHaser game's id with Kifu's ``kakomimasu:``/``chaser:`` prefix put in front, its log
+    file's name, or the start of its id as ``kifu watch`` prints it (``kifu.matchref``)."""
+    from kifu.matchref import resolve
     from queries import validation
 
     for candidate in (match, f"kakomimasu:{match}", f"chaser:{match}"):
         if not validation.report_matches(con, candidate).empty:
             return candidate
-    return None
+    found = resolve(match, validation.match_sources(con))
+    if len(found) == 1:
+        return found[0]
+    return found or None
 
 
 def _resolve_player(players: Any, player: str) -> str | None:
@@ -650,7 +717,8 @@ def cmd_replay_log(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Exit 1 without starting when there is no database; 2 on a bad setting; else the server's status."""
+    """Exit 2 on a bad setting; 1 when the port is taken; else the server's status.  A database that does not
+    exist yet is waited for: the pages say so until `kifu watch` or `kifu ingest` makes it."""
     import shlex
 
     from streamlit.web import cli as stcli
@@ -662,12 +730,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"kifu serve: {problem}", file=sys.stderr)
         return 2
     db = Path(args.db).resolve()
-    if not db.exists():
+    if not db.exists():  # started before `kifu watch` or `kifu ingest` made it: the pages wait for it
         where = terminal(shlex.quote(str(db)))
-        print(f"kifu serve: no database at {terminal(db)} — make one with `kifu ingest LOGS --db {where}` "
-              f"(or `kifu ingest --sample --db {where}` to try Kifu on the bundled samples)",
-              file=sys.stderr)  # fmt: skip
-        return 1
+        print(f"kifu serve: no database at {terminal(db)} yet — the dashboard starts and shows the matches once "
+              f"`kifu watch … --db {where}` or `kifu ingest LOGS --db {where}` makes it (or `kifu ingest --sample "
+              f"--db {where}` to try Kifu on the bundled samples)", file=sys.stderr)  # fmt: skip
     os.environ["KIFU_DB"] = str(db)
     app = REPO / "app" / "streamlit_app.py"
     sys.argv = [

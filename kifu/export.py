@@ -65,6 +65,8 @@ class ExportReport:
     bytes: int = 0
     seconds: float = 0.0
     table_names: list[str] = field(default_factory=list)
+    #: Matches not written, each with the reason (their folders cannot be made); the rest is written.
+    skipped: list[tuple[str | None, str]] = field(default_factory=list)
 
     def line(self) -> str:
         """The one line ``kifu export`` ends with."""
@@ -150,12 +152,24 @@ def _match_ids(con: Any, tables: list[Table]) -> set[str | None]:
     return {r[0] for r in con.execute(" union ".join(parts)).fetchall()}
 
 
-def _resolve(match: str, known: set[str | None]) -> str | None:
-    """A --match as the database spells it: as given, else with Kifu's ``kakomimasu:``/``chaser:`` prefix."""
+def _resolve(match: str, known: set[str | None], con: Any = None) -> str | None:
+    """A --match as the database spells it: as given, else with Kifu's ``kakomimasu:``/``chaser:`` prefix,
+    else the one match its log file's name or the start of its id names (``kifu.matchref``)."""
     for candidate in (match, f"kakomimasu:{match}", f"chaser:{match}"):
         if candidate in known:
             return candidate
-    return None
+    from kifu.matchref import resolve
+
+    pairs: list[tuple[str, str | None]] = [(m, None) for m in known if m is not None]
+    if con is not None:
+        try:
+            from queries import validation
+
+            pairs += validation.match_sources(con)
+        except Exception:  # noqa: BLE001 - a database without those tables: ids only
+            pass
+    found = resolve(match, pairs)
+    return found[0] if len(found) == 1 else None
 
 
 def _select(con: Any, tables: list[Table], games: Iterable[str] | None,
@@ -172,7 +186,7 @@ def _select(con: Any, tables: list[Table], games: Iterable[str] | None,
     if matches:
         picked: set[str | None] = set()
         for m in matches:
-            found = _resolve(m, known)
+            found = _resolve(m, known, con)
             if found is None:
                 raise ExportError(f"no match '{terminal(m)}' in the database ({len(known)} matches; "
                                   "`kifu validate --match X` lists them)")  # fmt: skip
@@ -206,11 +220,18 @@ def _open_database(db: Path) -> Iterator[Any]:
         raise ExportError(f"{terminal(db)}: no such database — run `kifu ingest LOG --db {terminal(db)}` first")
     if not db.is_file():
         raise ExportError(f"{terminal(db)} is not a database file")
+    from common.settings import SettingError, memory_limit
+
+    try:
+        limit = memory_limit()
+    except SettingError as exc:
+        raise ExportError(str(exc)) from None
     try:
         con = live.open_read_only(db)
     except queries.DatabaseError as exc:
         raise ExportError(terminal(exc), status=1 if "locked" in str(exc) else 2) from None
     try:
+        queries.set_memory_limit(con, limit)  # DuckDB's buffer pool, as an ingest's (KIFU_MEMORY_LIMIT)
         try:
             queries.check_schema(con, upgrade=True)
         except queries.DatabaseError as exc:
@@ -282,28 +303,55 @@ def _copy_options(fmt: str, partitioned: bool) -> str:
 UNPACKED = {"raw_blocks": "raw_activities"}
 
 
+#: Raw lines written per file of ``raw_activities`` (a 1,000-round match has some 137,000): what bounds the
+#: memory of an export — one window's texts, never a whole match's.
+RAW_WINDOW = 10_000
+
+
 def _write_raw_lines(con: Any, table: Table, stage: Path, fmt: str, selective: bool) -> None:
-    """``raw_activities`` with every line's text, packed or not: one match at a time (bounded memory)."""
+    """``raw_activities`` with every line's text, packed or not: one window of ``RAW_WINDOW`` lines of one
+    match at a time (bounded memory), each window its own ``part-K`` file of the match's folder."""
     import pyarrow as pa
 
-    from queries.rawlines import texts
+    from queries.rawlines import lines
 
     target = stage / table.name
     target.mkdir()
-    where = " where match_id in (select match_id from kifu_export_selection)" if selective else ""
+    where = (" where match_id in (select match_id from kifu_export_selection)" if selective else
+             f" where {_not_skipped('match_id')}")  # fmt: skip
     games = dict(con.execute("select match_id, any_value(game) from main.matches group by 1").fetchall()) \
         if con.execute("select count(*) from information_schema.tables where table_name = 'matches'").fetchone()[0] else {}  # fmt: skip
     names = [c for c, _ in table.columns]
-    for (match,) in con.execute(f"select distinct match_id from main.raw_activities{where} order by 1").fetchall():
-        rows = con.sql("select * from main.raw_activities where match_id is not distinct from $m order by seq",
-                       params={"m": match}).to_arrow_table()
-        if rows.column("raw").null_count:
-            raw = texts(con, match, rows.column("seq").to_pylist(), rows.column("raw").to_pylist())
-            rows = rows.set_column(names.index("raw"), "raw", pa.array(raw, type=pa.string()))
-        part = rows.drop_columns(["match_id"])  # noqa: F841 - read by name below
+    spans = con.execute(f"select match_id, min(seq), max(seq) from main.raw_activities{where} group by 1 order by 1").fetchall()
+    for match, first, last in spans:
         folder = target / f"game={folder_value(games.get(match, UNKNOWN_GAME))}" / f"match_id={folder_value(match)}"
         folder.mkdir(parents=True)
-        con.execute(f"copy (select * from part) to {_literal(str(folder / f'part-0.{fmt}'))} ({_copy_options(fmt, False)})")
+        for part_no, lo in enumerate(range(int(first), int(last) + 1, RAW_WINDOW)):
+            hi = lo + RAW_WINDOW - 1
+            rows = con.sql("select * from main.raw_activities where match_id is not distinct from $m and seq between "
+                           "$lo and $hi order by seq", params={"m": match, "lo": lo, "hi": hi}).to_arrow_table()  # fmt: skip
+            if not rows.num_rows:
+                continue
+            if rows.column("raw").null_count and match is not None:
+                packed = lines(con, match, lo, hi)
+                raw = [r if r is not None else packed.get(int(q))
+                       for q, r in zip(rows.column("seq").to_pylist(), rows.column("raw").to_pylist(), strict=True)]  # fmt: skip
+                del packed
+                rows = rows.set_column(names.index("raw"), "raw", pa.array(raw, type=pa.string()))
+                del raw
+            part = rows.drop_columns(["match_id"])  # noqa: F841 - read by name below
+            con.execute(f"copy (select * from part) to {_literal(str(folder / f'part-{part_no}.{fmt}'))} "
+                        f"({_copy_options(fmt, False)})")  # fmt: skip
+            del part, rows
+
+
+#: Registered while an export runs: the matches left out because their folders cannot be written.
+SKIPPED_VIEW = "kifu_export_skipped"
+
+
+def _not_skipped(column: str) -> str:
+    """SQL: the row's match is not one left out (rows without a match are kept)."""
+    return f"coalesce({column} not in (select match_id from {SKIPPED_VIEW}), true)"
 
 
 def _write_table(con: Any, table: Table, stage: Path, fmt: str, selective: bool, has_matches: bool) -> None:
@@ -330,6 +378,8 @@ def _write_table(con: Any, table: Table, stage: Path, fmt: str, selective: bool,
         query = f"select t.*, {_literal(UNKNOWN_GAME)} as game from main.{name} t"
     if selective:
         query += " where t.match_id in (select match_id from kifu_export_selection)"
+    else:
+        query += f" where {_not_skipped('t.match_id')}"
     con.execute(f"copy ({query}) to {_literal(str(target))} ({_copy_options(fmt, True)})")
 
 
@@ -377,12 +427,27 @@ def _write_meta(lake: Path, meta: dict[str, Any]) -> None:
     os.replace(tmp, lake / META_FILE)
 
 
-def _too_long(matches: Iterable[str | None], games: Iterable[str]) -> str | None:
-    for key, values in ((PARTITION_COLUMNS[1], matches), (PARTITION_COLUMNS[0], games)):
-        for v in values:
-            if len(f"{key}={folder_value(v)}".encode()) > NAME_MAX:
-                return f"{key} {v[:40]!r}…" if v else key
-    return None
+#: The longest path most systems take (bytes); a match's deepest file must fit in it.
+PATH_MAX = 4096
+
+
+def _unwritable(lake: Path, tables: list[Table], chosen: set[str | None], game_of: dict[str | None, str],
+                fmt: str) -> dict[str | None, str]:  # fmt: skip
+    """The matches whose folders cannot be written, each with the reason: a folder name over ``NAME_MAX``
+    bytes once encoded, or a file path over ``PATH_MAX``."""
+    longest = max((len(t.name.encode()) for t in tables if t.partitioned), default=0)
+    stage = len(str((lake / f"{STAGING_PREFIX}{uuid.uuid4().hex}").absolute()).encode())
+    out: dict[str | None, str] = {}
+    for m in chosen:
+        game = game_of.get(m, UNKNOWN_GAME)
+        names = [f"{PARTITION_COLUMNS[0]}={folder_value(game)}", f"{PARTITION_COLUMNS[1]}={folder_value(m)}"]
+        sizes = [len(n.encode()) for n in names]
+        if max(sizes) > NAME_MAX:
+            which = "match id" if sizes[1] > NAME_MAX else "game"
+            out[m] = f"its {which} is too long for a folder name ({max(sizes)} bytes once encoded; at most {NAME_MAX})"
+        elif stage + longest + sum(sizes) + len(f"/part-99.{fmt}") + 4 >= PATH_MAX:
+            out[m] = f"its files' paths would be too long (at most {PATH_MAX} bytes)"
+    return out
 
 
 def export(db: str | Path, to: str | Path, *, fmt: str = "parquet", games: Iterable[str] | None = None,
@@ -413,15 +478,15 @@ def export(db: str | Path, to: str | Path, *, fmt: str = "parquet", games: Itera
         version = _schema_version(con, names)
         chosen, selective = _select(con, tables, games, matches)
         game_of = _game_of(con, names)
-        long = _too_long(chosen, set(game_of.values()))
-        if long:
-            raise ExportError(f"a {terminal(long)} is too long for a folder name ({NAME_MAX} bytes once encoded)")
+        left_out = _unwritable(lake, tables, chosen, game_of, fmt)
+        chosen -= set(left_out)
         meta = _check_lake(lake, fmt, version)
         try:
             lake.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ExportError(f"--to {terminal(lake)}: cannot make the folder ({exc.strerror})") from None
-        report = ExportReport(lake, fmt, version, matches=len([m for m in chosen if m is not None]))
+        report = ExportReport(lake, fmt, version, matches=len([m for m in chosen if m is not None]),
+                              skipped=sorted(((m, why) for m, why in left_out.items()), key=lambda x: str(x[0])))  # fmt: skip
         with _locked(lake):
             for old in lake.glob(f"{STAGING_PREFIX}*"):  # left by an export that was killed
                 shutil.rmtree(old, ignore_errors=True)
@@ -433,6 +498,8 @@ def export(db: str | Path, to: str | Path, *, fmt: str = "parquet", games: Itera
             stage = lake / f"{STAGING_PREFIX}{uuid.uuid4().hex}"
             stage.mkdir()
             try:
+                con.register(SKIPPED_VIEW, pd.DataFrame({"match_id": pd.Series(
+                    sorted(str(m) for m in left_out if m is not None), dtype=object)}))  # fmt: skip
                 if selective:
                     con.register("kifu_export_selection",
                                  pd.DataFrame({"match_id": pd.Series(sorted(m for m in chosen if m is not None),
@@ -507,7 +574,8 @@ def _progress_bar(enabled: bool, err: Any) -> tuple[Progress | None, Callable[[]
 
 
 def run(args: argparse.Namespace, out: Any = None, err: Any = None) -> int:
-    """Exit 0: the lake is written; 1: the database is locked or the lake cannot be written; 2: a bad argument
+    """Exit 0: the lake is written; 1: the database is locked, the lake cannot be written, or a match was skipped
+    (listed; every other one written); 2: a bad argument
     (a missing database or not Kifu's, a --to Kifu must not write into, an unknown --match or --game)."""
     from common.safe import terminal
     from common.settings import SettingError, database_path
@@ -528,4 +596,16 @@ def run(args: argparse.Namespace, out: Any = None, err: Any = None) -> int:
         return exc.status
     close()
     print(terminal(report.line()), file=out)
+    for match, why in report.skipped:
+        print(f"kifu export: skipped match {terminal(_shortened(match))}: {why}", file=err)
+    if report.skipped:
+        print(f"kifu export: {len(report.skipped)} match(es) skipped, every other one written", file=err)
+        return 1
     return 0
+
+
+def _shortened(match: str | None, keep: int = 60) -> str:
+    """A match id as a line shows it: whole when short, else its start, its length and its end."""
+    if match is None or len(match) <= keep:
+        return str(match)
+    return f"{match[:40]}…({len(match)} characters)…{match[-12:]}"

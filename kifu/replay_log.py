@@ -869,6 +869,12 @@ def main(argv: list[str] | None = None) -> int:
         return exc.status
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         _close(bar)
+        if isinstance(exc, OSError) and exc.errno is not None and not args.mongo_uri:
+            from kifu.paths import refusal  # the line every kifu command gives for a path the system refuses
+
+            refused = refusal(exc, exc.filename if exc.filename is not None else target)
+            print(refused.line(PROG), file=sys.stderr)
+            return 1
         print(f"{PROG}: error: {_os_error(exc)}", file=sys.stderr)
         return 1
     _close(bar)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -171,6 +172,8 @@ def feeds_for(args: argparse.Namespace, mongo_uri: str | None) -> list[Any]:
         if target.startswith(("http://", "https://")) or args.kakomimasu_api:
             out.append(feeds.KakomimasuFeed(feeds.kakomimasu_url(target, args.kakomimasu_api), bounds=http_bounds(args),
                                             stall_s=args.http_stall, follow_s=args.http_follow))  # fmt: skip
+        elif target.endswith(("/", os.sep)) and not os.path.exists(target):  # a folder to come: waited for
+            out.append(feeds.Folder(target.rstrip("/" + os.sep) or target, settle_s=args.settle))
         else:
             out.append(feeds.follow_path(target, settle_s=args.settle))
     if mongo_uri:
@@ -182,6 +185,13 @@ def feeds_for(args: argparse.Namespace, mongo_uri: str | None) -> list[Any]:
     if not out:
         raise SourceError("give what to follow: a log file, a folder, a Kakomimasu match URL, or --mongo-uri")
     return out
+
+
+def _missing(args: argparse.Namespace) -> list[str]:
+    """The file or folder SOURCEs that do not exist (yet)."""
+    if args.kakomimasu_api:
+        return []
+    return [t for t in args.targets if not t.startswith(("http://", "https://")) and not os.path.exists(t)]
 
 
 def run(args: argparse.Namespace, mongo_uri: str | None, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
@@ -237,8 +247,22 @@ def run(args: argparse.Namespace, mongo_uri: str | None, out: TextIO = sys.stdou
         return printer.failed is not None or (only_http and all(f.done for f in feed_list))
 
     printer.note(f"following {len(feed_list)} source(s) into {args.db} — Ctrl-C stops")
+    missing = _missing(args)
+    told: list[bool] = []
+
+    def tick(s: Status) -> None:
+        if not told:  # once the watcher holds the database: said once, then waited for
+            told.append(True)
+            for target in missing:
+                kind = "folder" if target.endswith(("/", os.sep)) else "log file (end it with / for a folder)"
+                printer.note(f"{target} does not exist yet — waiting for it as a {kind}")
+        for target in [t for t in missing if os.path.exists(t)]:
+            missing.remove(target)
+            printer.note(f"{target} appeared — following it")
+        printer.status(s, watcher.lag_s())
+
     try:
-        watcher.run(until=until, on_tick=lambda s: printer.status(s, watcher.lag_s()))
+        watcher.run(until=until, on_tick=tick)
     except (SourceError, DatabaseError) as exc:
         printer.note(str(exc))
         return 1

@@ -127,6 +127,8 @@ def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConn
                 "(an ingest is running, or a dashboard holds it for writing); "
                 "wait for it to finish or use another --db file"
             ) from exc
+        if "No space left on device" in text:  # a full disk, not a file of another kind
+            raise DatabaseError(f"{path}: No space left on device") from exc
         raise DatabaseError(f"{path}: not a DuckDB database ({text.splitlines()[0]})") from exc
     except duckdb.Error as exc:
         raise DatabaseError(f"{path}: cannot open database ({str(exc).splitlines()[0]})") from exc

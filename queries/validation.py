@@ -53,3 +53,11 @@ def known_matches(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 def match_labels(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every match with its game, name and board or map (what tells matches apart in the "known:" hint)."""
     return con.execute(sql("validation_known_matches")).df()
+
+
+def match_sources(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str | None]]:
+    """Every match id with each log file its lines came from (None: no raw line), for naming a match by its
+    file (``kifu validate --match greedy-vs-greedy.txt``)."""
+    return [(str(m), s) for m, s in con.execute(
+        "select m.match_id, r.source from (select distinct match_id from matches) m left join "
+        "(select distinct match_id, source from raw_activities) r using (match_id) order by 1, 2").fetchall()]  # fmt: skip

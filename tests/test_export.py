@@ -556,3 +556,57 @@ def _db_df(db: Path, sql: str) -> pd.DataFrame:
         return con.execute(sql).df()
     finally:
         con.close()
+
+
+# ---- what cannot be written is skipped, the rest written; raw lines in bounded windows -------------------------
+
+
+def test_a_match_whose_folder_cannot_be_made_is_skipped_and_listed(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Ingest takes any match id; one too long for a folder name (255 bytes once encoded) is left out of the
+    lake — every other match and the rows of no match are written — listed at the end, exit 1."""
+    path = tmp_path / "long.duckdb"
+    long_id = "chaser:" + "é" * 200  # 400 bytes of UTF-8, 1,200 once percent-encoded
+    con = duckdb.connect(str(path))
+    queries.apply_schema(con)
+    for m, game in (("kakomimasu:ok", "kakomimasu"), (long_id, "chaser"), ("M-short", "algori-uno")):
+        con.execute("insert into matches (match_id, game, status, n_events) values (?, ?, 'finished', 1)", [m, game])
+        con.execute("insert into players (match_id, player_code, player_name) values (?, 'P', 'bot')", [m])
+    con.execute("insert into violations (match_id, code, message) values (null, 'c', 'no match at all')")
+    con.close()
+    lake = tmp_path / "lake"
+    assert main(["export", "--db", str(path), "--to", str(lake), "--no-progress"]) == 1
+    out, err = capsys.readouterr()
+    assert re.match(r"exported \d+ tables, 2 matches, ", out)
+    lines = err.strip().splitlines()
+    assert len(lines) == 2 and "Traceback" not in err
+    assert lines[0].startswith("kifu export: skipped match chaser:" + "é" * 33)
+    assert "(207 characters)" in lines[0] and "too long for a folder name (1218 bytes once encoded; at most 255)" in lines[0]
+    assert lines[1] == "kifu export: 1 match(es) skipped, every other one written"
+    lc = connect_lake(lake)
+    try:
+        assert sorted(m for (m,) in lc.execute("select match_id from matches").fetchall()) == ["M-short", "kakomimasu:ok"]
+        assert sorted(m for (m,) in lc.execute("select match_id from players").fetchall()) == ["M-short", "kakomimasu:ok"]
+        assert lc.execute("select match_id, message from violations").fetchall() == [(None, "no match at all")]
+    finally:
+        lc.close()
+    # asked for by name, it is skipped the same way (and the lake keeps the others)
+    assert main(["export", "--db", str(path), "--to", str(lake), "--match", long_id, "--no-progress"]) == 1
+    assert "exported" in capsys.readouterr().out
+    assert len(list((lake / "matches").glob("game=*/match_id=*"))) == 2
+
+
+def test_raw_lines_are_written_window_by_window(db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``raw_activities`` is written ``RAW_WINDOW`` lines at a time (one part file each), every line's text
+    the same as the whole-match write gives."""
+    from kifu import export as export_module
+
+    monkeypatch.setattr(export_module, "RAW_WINDOW", 97)
+    lake = tmp_path / "lake"
+    export(db, lake)
+    biggest = _db_scalar(db, "select max(n) from (select count(*) as n from raw_activities group by match_id)")
+    assert biggest > 97 * 3
+    parts = max(len(list(f.glob("part-*.parquet"))) for f in (lake / "raw_activities").glob("game=*/match_id=*"))
+    assert parts >= math.ceil(biggest / 97)
+    columns = [c for c, _ in _tables(db)["raw_activities"]]
+    assert _arrow_rows(lake, "raw_activities", columns) == _db_rows(db, "raw_activities")

@@ -241,15 +241,18 @@ def test_serve_on_a_busy_port_says_so_before_the_url(tmp_path: Path, no_server: 
     assert not cli._port_busy("127.0.0.1", port)  # closed: free again
 
 
-def test_serve_on_a_missing_database_says_how(tmp_path: Path, no_server: Started, capsys: Cap) -> None:
+def test_serve_on_a_missing_database_starts_and_says_it_waits(tmp_path: Path, no_server: Started, capsys: Cap) -> None:
+    """Whichever of `kifu serve` and `kifu watch` starts first: the dashboard starts and waits for the file."""
     db = tmp_path / "my logs" / "kifu.duckdb"
     db.parent.mkdir()
-    assert main(["serve", "--db", str(db)]) == 1
+    assert main(["serve", "--db", str(db), "--port", "8642"]) == 0
     out = capsys.readouterr()
     assert out.err.splitlines() == [
-        f"kifu serve: no database at {db} — make one with `kifu ingest LOGS --db '{db}'` "
-        f"(or `kifu ingest --sample --db '{db}'` to try Kifu on the bundled samples)"]  # fmt: skip
-    assert out.out == "" and no_server == [] and list(db.parent.iterdir()) == []
+        f"kifu serve: no database at {db} yet — the dashboard starts and shows the matches once "
+        f"`kifu watch … --db '{db}'` or `kifu ingest LOGS --db '{db}'` makes it (or `kifu ingest --sample "
+        f"--db '{db}'` to try Kifu on the bundled samples)",
+        f"Kifu dashboard on http://127.0.0.1:8642  (database {db})"]  # fmt: skip
+    assert out.out == "" and len(no_server) == 1 and list(db.parent.iterdir()) == []
 
 
 def test_serve_on_an_empty_duckdb_file_starts(tmp_path: Path, no_server: Started, capsys: Cap) -> None:
