@@ -121,3 +121,9 @@ def match_boards(con: Con, match: str) -> pd.DataFrame:
     """Every board of one match (what the ``states`` table held), one row per event."""
     last = con.execute(sql("board/last_seq"), {"match": match}).fetchone()
     return pd.DataFrame(boards(con, match, 1, int(last[0]) if last else 0), columns=list(BOARD_COLUMNS))
+
+
+def round_think(con: Con, match: str, round_no: int) -> dict[int, int]:
+    """The think time (ms) of every timed action of one round, by seq (``think_times``, judged at ingest)."""
+    rows = con.execute(sql("board/round_think"), {"match": match, "round": round_no}).fetchall()
+    return {int(seq): int(ms) for seq, ms in rows}

@@ -45,7 +45,8 @@ export default function (component) {
     parentElement.appendChild(host);
   }
   if (!host.__kifu) {
-    host.__kifu = KifuReplayer.mount(host, data, (seq) => setStateValue("seq", seq));
+    host.__kifu = KifuReplayer.mount(host, data, (seq) => setStateValue("seq", seq),
+      (dir) => component.setTriggerValue("cross", dir));
   } else {
     host.__kifu.update(data);
   }
@@ -63,9 +64,19 @@ def _component() -> Callable[..., Any]:
 
 def show(payload: dict[str, Any], *, key: str) -> int | None:
     """Mount the replayer; returns the seq the user last stepped to (None before any step)."""
-    result = _component()(data=payload, key=key, default={"seq": None}, on_seq_change=lambda: None)
+    return board(payload, key=key)[0]
+
+
+def board(payload: dict[str, Any], *, key: str) -> tuple[int | None, int | None]:
+    """Mount the replayer; returns the seq the user last stepped to (None before any step) and, in the run
+    right after the user stepped past the round's last (first) event, +1 (-1): go on into the next (previous)
+    round (``payload["cross"]`` says which ways there are)."""
+    result = _component()(data=payload, key=key, default={"seq": None}, on_seq_change=lambda: None,
+                          on_cross_change=lambda: None)  # fmt: skip
     seq = getattr(result, "seq", None)
-    return int(seq) if isinstance(seq, int | float) else None
+    cross = getattr(result, "cross", None)
+    return (int(seq) if isinstance(seq, int | float) else None,
+            int(cross) if isinstance(cross, int | float) and cross in (-1, 1) else None)  # fmt: skip
 
 
 def json_for_script(payload: Any) -> str:
@@ -121,12 +132,22 @@ kifuData().then((data) => {{
   const pick = document.createElement("select");
   pick.setAttribute("aria-label", rounds[0].labels.round || "round");
   rounds.forEach((r, i) => {{ const o = document.createElement("option"); o.value = String(i);
-    o.textContent = KifuReplayer.fmt(r.labels.round_n || "Round {{n}}", {{ n: r.round }}); pick.appendChild(o); }});
+    o.textContent = KifuReplayer.fmt(r.labels.round_n || "Round {{n}}", {{ n: r.round }}); pick.appendChild(o);
+    r.cross = {{ prev: i > 0, next: i < rounds.length - 1 }}; }});
   const box = document.createElement("div");
   host.append(pick, box);
-  let player = KifuReplayer.mount(box, rounds[0], null);
-  pick.addEventListener("change", () => {{ player.destroy(); box.replaceChildren();
-    player = KifuReplayer.mount(box, rounds[parseInt(pick.value, 10)], null);
+  let player = null;
+  // stepping past a round's last (first) event goes on into the next (previous) round
+  const open = (i, atEnd) => {{
+    if (player) player.destroy();
+    box.replaceChildren();
+    const r = rounds[i], fs = r.frames || [];
+    r.jump = {{ seq: fs.length ? fs[atEnd ? fs.length - 1 : 0].seq : null, token: Date.now() }};
+    pick.value = String(i);
+    player = KifuReplayer.mount(box, r, null, (dir) => open(i + dir, dir < 0));
+  }};
+  open(0, false);
+  pick.addEventListener("change", () => {{ open(parseInt(pick.value, 10), false);
     pick.blur(); }});  // ←/→ step the new round (a focused <select> would take them)
 }});
 </script></body></html>
