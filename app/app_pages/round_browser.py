@@ -252,11 +252,17 @@ def replayer_page() -> None:
                      "stored.").format(n=round_no))  # fmt: skip
     elif live:
         st.caption(_("This match is being played. Turn on **Follow live** to keep showing its newest event."))
-    reported, cross = replayer.board(payload, key=comp_key)
-    if cross in (-1, 1) and not following:
-        to = round_numbers[min(max(i_round + cross, 0), len(round_numbers) - 1)]
-        edge = rounds[rounds["round_no"] == to]["first_seq" if cross > 0 else "last_seq"]
+
+    def _cross(way: int) -> None:
+        """Stepped past the round's last (first) event: on into the next (previous) round, at its first (last)."""
+        _unfollow()
+        to = round_numbers[min(max(i_round + way, 0), len(round_numbers) - 1)]
+        edge = rounds[rounds["round_no"] == to]["first_seq" if way > 0 else "last_seq"]
         _force(to, int(edge.iloc[0]) if len(edge) else None)
+
+    reported, cross = replayer.board(payload, key=comp_key, on_cross=None if following else _cross)
+    if cross is not None and not following:  # (the callback handles it before the run; this is a fallback)
+        _cross(cross)
         st.rerun()
     if reported is not None and state.get("rb.seen") != (comp_key, reported):
         state["rb.seen"] = (comp_key, reported)

@@ -46,7 +46,7 @@ export default function (component) {
   }
   if (!host.__kifu) {
     host.__kifu = KifuReplayer.mount(host, data, (seq) => setStateValue("seq", seq),
-      (dir) => component.setTriggerValue("cross", dir));
+      (dir) => setStateValue("cross", dir + ":" + Date.now()));
   } else {
     host.__kifu.update(data);
   }
@@ -67,16 +67,36 @@ def show(payload: dict[str, Any], *, key: str) -> int | None:
     return board(payload, key=key)[0]
 
 
-def board(payload: dict[str, Any], *, key: str) -> tuple[int | None, int | None]:
+def board(payload: dict[str, Any], *, key: str,
+          on_cross: Callable[[int], None] | None = None) -> tuple[int | None, int | None]:  # fmt: skip
     """Mount the replayer; returns the seq the user last stepped to (None before any step) and, in the run
     right after the user stepped past the round's last (first) event, +1 (-1): go on into the next (previous)
-    round (``payload["cross"]`` says which ways there are)."""
-    result = _component()(data=payload, key=key, default={"seq": None}, on_seq_change=lambda: None,
-                          on_cross_change=lambda: None)  # fmt: skip
+    round (``payload["cross"]`` says which ways there are).  ``on_cross(way)`` is called before that run
+    instead (a callback: the run draws the new round at once), and the run then returns None for it."""
+    import streamlit as st
+
+    def _crossed() -> None:
+        value = st.session_state.get(key)
+        cross = value.get("cross") if hasattr(value, "get") else getattr(value, "cross", None)
+        way = _new_cross(key, cross)
+        if way is not None and on_cross is not None:
+            on_cross(way)
+
+    result = _component()(data=payload, key=key, default={"seq": None, "cross": None}, on_seq_change=lambda: None,
+                          on_cross_change=_crossed)  # fmt: skip
     seq = getattr(result, "seq", None)
-    cross = getattr(result, "cross", None)
-    return (int(seq) if isinstance(seq, int | float) else None,
-            int(cross) if isinstance(cross, int | float) and cross in (-1, 1) else None)  # fmt: skip
+    return int(seq) if isinstance(seq, int | float) else None, _new_cross(key, getattr(result, "cross", None))
+
+
+def _new_cross(key: str, cross: Any) -> int | None:
+    """+1/-1 for a step past the round's end not handled yet (``"<+1|-1>:<stamp>"``, each handled once)."""
+    import streamlit as st
+
+    if not isinstance(cross, str) or cross == st.session_state.get(f"{key}.cross"):
+        return None
+    st.session_state[f"{key}.cross"] = cross
+    head = cross.partition(":")[0]
+    return int(head) if head in ("1", "-1") else None
 
 
 def json_for_script(payload: Any) -> str:

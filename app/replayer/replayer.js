@@ -32,10 +32,10 @@ const KifuReplayer = (() => {
     <button type="button" class="kr-keys" data-act="help" aria-haspopup="dialog">?</button>
   </div>
   <div class="kr-scrub"><div class="kr-marks"></div><div class="kr-legend"></div></div>
-  <div class="kr-graph"></div>
   <div class="kr-note" role="status" aria-live="polite"></div>
   <div class="kr-help" role="dialog" hidden></div>
   <div class="kr-main"><div class="kr-board"></div><ol class="kr-list"></ol></div>
+  <div class="kr-graph"></div>
 </div>`;
 
   function el(tag, cls, text) {
@@ -316,6 +316,7 @@ const KifuReplayer = (() => {
 
     function scheduleReport(seq) {
       clearTimeout(st.reportTimer);
+      if (st.crossing) return;
       if (st.timer) return;  // autoplay reports when it stops
       st.reportTimer = setTimeout(() => report && report(seq), 400);
     }
@@ -325,7 +326,11 @@ const KifuReplayer = (() => {
       const c = st.data.cross || {};
       // past the round's last (first) event: on into the next (previous) round, when the page has one
       if (cross && ((d > 0 && st.at >= n - 1 && c.next) || (d < 0 && st.at <= 0 && c.prev))) {
+        if (st.crossing) return;  // asked already: the page is drawing the other round
         setPlaying(false);
+        // no report of this round may reach the page after this (it would bring this round back)
+        clearTimeout(st.reportTimer);
+        st.crossing = true;
         ui.box.dataset.crossing = d > 0 ? "next" : "prev";
         cross(d > 0 ? 1 : -1);
         return;
@@ -557,7 +562,7 @@ const KifuReplayer = (() => {
     document.addEventListener("keydown", onKey);
 
     const api = {
-      update(d) { setData(prepare(d)); },
+      update(d) { if (!st.data || st.data.id !== d.id) st.crossing = false; setData(prepare(d)); },
       destroy() { setPlaying(false); clearTimeout(st.reportTimer); clearTimeout(st.noteTimer); document.removeEventListener("keydown", onKey); },
       state() { return { at: st.at, seq: st.visible.length ? st.data.frames[st.visible[st.at]].seq : null }; },
     };
