@@ -473,7 +473,11 @@ const KifuReplayer = (() => {
       ui.help.setAttribute("aria-label", L("keys_title"));
       ui.help.appendChild(el("div", "kr-help-title", L("keys_title")));
       const dl = el("dl");
+      // the marker keys of kinds this game has (Kakomimasu has no penalty or refused action)
+      const has = (kind) => st.data.frames.some(MARKS.find(([m]) => m === kind)[1]);
+      const kindOf = { key_finding: "finding", key_penalty: "penalty", key_refused: "refused" };
       for (const [k, what] of KEYS) {
+        if (kindOf[what] && kindOf[what] !== "finding" && !has(kindOf[what])) continue;
         const dt = el("dt");
         for (const one of k.split(" ")) dt.appendChild(el("kbd", null, one));
         dl.append(dt, el("dd", null, L(what)));

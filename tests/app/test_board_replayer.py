@@ -139,3 +139,46 @@ def test_payload_carries_the_board_s_keys_and_markers(app: Any, sample_db: Path)
     with i18n.using("ja"):
         labels = frames.labels()
     assert labels["key_penalty"] == "次 / 前のペナルティ"
+
+
+def test_playable_cards_follow_the_profile() -> None:
+    from rules.uno.profile import get
+
+    hand = ["red-draw_2", "blue-5", "black-wild_draw_4", "blue-draw_2"]
+    jua, algori = get("jua-2016"), get("algori-2023/skip_bind_2")
+    assert frames.playable_cards(jua, hand, "red-draw_2", ["red-draw_2"], 2) == [0, 2, 3]  # a draw stack answered
+    assert frames.playable_cards(jua, hand, "green-wild_draw_4", ["black-wild_draw_4"], 4) == [2]  # +4 only on +4
+    assert frames.playable_cards(algori, hand, "red-draw_2", ["red-draw_2"], 2) == []  # ALGORI: draw, no stacking
+    assert frames.playable_cards(algori, hand, "blue-7", [], 0) == [1, 2, 3]
+
+
+def test_think_time_from_the_log_where_the_rules_run_no_clock() -> None:
+    from queries.boards import think_from_times
+
+    rows = [(1, "first-player", None, "A", 1000), (2, "next-player", None, "B", 1005), (3, "play-card", "B", None, 1420),
+            (4, "next-player", None, "A", 1421), (5, "color-change-request", None, "A", 1500),
+            (6, "color-of-wild", "A", None, 1730), (7, "draw-card", "C", None, 1800)]  # fmt: skip
+    assert think_from_times(rows) == {3: 415, 6: 230}  # C was never handed the turn: no think time
+
+
+@pytest.fixture(scope="module")
+def jua_match(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.conftest import ingest, jua_log
+
+    d = tmp_path_factory.mktemp("board-jua")
+    ingest(d / "kifu.duckdb", jua_log(d / "jua.jsonl", "board-jua", 4, 7, "jua-2016"))
+    return d / "kifu.duckdb"
+
+
+def test_jua_rounds_have_playable_answers_think_time_and_points(jua_match: Path) -> None:
+    data = _round(jua_match, 1)
+    assert data["rules"] == "jua-2016"
+    assert sum(f["think_ms"] is not None for f in data["frames"]) > 10  # from the log's timestamps
+    stacked = [f for r in (1, 2, 3) for f in _round(jua_match, r)["frames"]
+               if f["board"]["stack"] and f["board"]["playable"] is not None and f["board"]["to_act"]]  # fmt: skip
+    assert stacked
+    for f in stacked:  # facing a draw stack: only the draw cards that answer it
+        hand = f["board"]["hands"][f["board"]["to_act"]]
+        wd4 = any(c.endswith("wild_draw_4") for c in f["board"]["stack"]["cards"])
+        ok = ("wild_draw_4",) if wd4 else ("draw_2", "wild_draw_4")
+        assert all(hand[i].endswith(ok) for i in f["board"]["playable"]), (f["seq"], f["board"]["stack"])
