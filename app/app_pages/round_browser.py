@@ -23,6 +23,9 @@ URL_LAG_S = 3.0
 SHOW = {"all": N_("all events"), "findings": N_("events with findings"), "errors": N_("events with errors"),
         "refused": N_("refused actions"), "penalties": N_("penalties")}  # fmt: skip
 
+#: The marker kinds the replayer's keys look for, in words.
+MARK_WORDS = {"finding": N_("finding"), "penalty": N_("penalty"), "refused": N_("refused action")}
+
 st.title(_("Round replayer"))
 con = ui.require_data()
 state = st.session_state
@@ -235,6 +238,17 @@ def replayer_page() -> None:
     payload = frames.uno_round(events, info, names, colors, found, match=match, round_no=round_no,
                                think=boards.round_think(con, match, round_no))  # fmt: skip
     payload["visible"] = frames.visible(payload["frames"], show, player)
+    seek = state.pop("rb.seek", None)
+    if seek is not None:  # a key's marker kind sought in this round (from the round before or after)
+        kind, way = seek
+        test = {"finding": lambda f: bool(f["findings"]), "penalty": lambda f: f["event"] == "penalty",
+                "refused": lambda f: bool(f["refused"])}[kind]  # fmt: skip
+        hits = [payload["frames"][i]["seq"] for i in payload["visible"] if test(payload["frames"][i])]
+        if hits:
+            positions[pos_key] = hits[0] if way > 0 else hits[-1]
+    none_left = state.pop("rb.none_left", None)
+    if none_left is not None:
+        st.caption(_("No {what} in the rounds that way either.").format(what=_(MARK_WORDS[none_left])))
     newest = _newest(payload)
     if following and newest is not None:
         positions[pos_key] = newest
@@ -253,16 +267,29 @@ def replayer_page() -> None:
     elif live:
         st.caption(_("This match is being played. Turn on **Follow live** to keep showing its newest event."))
 
-    def _cross(way: int) -> None:
-        """Stepped past the round's last (first) event: on into the next (previous) round, at its first (last)."""
+    def _cross(way: int, kind: str = "") -> None:
+        """Stepped past the round's last (first) event: on into the next (previous) round, at its first (last)
+        event; with a marker ``kind`` (a key found none left in this round): the nearest round that way that has
+        one (findings: the validator's; penalties and refused actions: the round's penalties), at that event."""
         _unfollow()
-        to = round_numbers[min(max(i_round + way, 0), len(round_numbers) - 1)]
+        later = round_numbers[i_round + 1 :] if way > 0 else round_numbers[:i_round][::-1]
+        if kind:
+            column = ["violations", "warnings"] if kind == "finding" else ["penalties"]
+            have = rounds[rounds[column].sum(axis=1) > 0]["round_no"]
+            later = [r for r in later if r in set(int(x) for x in have)]
+            if not later:
+                state["rb.none_left"] = kind
+                return
+            state["rb.seek"] = (kind, way)
+        if not later:
+            return
+        to = later[0]
         edge = rounds[rounds["round_no"] == to]["first_seq" if way > 0 else "last_seq"]
         _force(to, int(edge.iloc[0]) if len(edge) else None)
 
     reported, cross = replayer.board(payload, key=comp_key, on_cross=None if following else _cross)
     if cross is not None and not following:  # (the callback handles it before the run; this is a fallback)
-        _cross(cross)
+        _cross(*cross)
         st.rerun()
     if reported is not None and state.get("rb.seen") != (comp_key, reported):
         state["rb.seen"] = (comp_key, reported)

@@ -46,7 +46,7 @@ export default function (component) {
   }
   if (!host.__kifu) {
     host.__kifu = KifuReplayer.mount(host, data, (seq) => setStateValue("seq", seq),
-      (dir) => setStateValue("cross", dir + ":" + Date.now()));
+      (dir, kind) => setStateValue("cross", dir + ":" + (kind || "") + ":" + Date.now()));
   } else {
     host.__kifu.update(data);
   }
@@ -68,11 +68,13 @@ def show(payload: dict[str, Any], *, key: str) -> int | None:
 
 
 def board(payload: dict[str, Any], *, key: str,
-          on_cross: Callable[[int], None] | None = None) -> tuple[int | None, int | None]:  # fmt: skip
+          on_cross: Callable[[int, str], None] | None = None) -> tuple[int | None, tuple[int, str] | None]:  # fmt: skip
     """Mount the replayer; returns the seq the user last stepped to (None before any step) and, in the run
-    right after the user stepped past the round's last (first) event, +1 (-1): go on into the next (previous)
-    round (``payload["cross"]`` says which ways there are).  ``on_cross(way)`` is called before that run
-    instead (a callback: the run draws the new round at once), and the run then returns None for it."""
+    right after the user stepped past the round's last (first) event, ``(+1 or -1, kind)``: go on into the next
+    (previous) round (``payload["cross"]`` says which ways there are) — at its first (last) event, or with a
+    marker ``kind`` (finding, penalty, refused: the key found none left in this round) at the first (last)
+    event of that kind in the rounds that way.  ``on_cross(way, kind)`` is called before that run instead (a
+    callback: the run draws the new round at once), and the run then returns None for it."""
     import streamlit as st
 
     def _crossed() -> None:
@@ -80,7 +82,7 @@ def board(payload: dict[str, Any], *, key: str,
         cross = value.get("cross") if hasattr(value, "get") else getattr(value, "cross", None)
         way = _new_cross(key, cross)
         if way is not None and on_cross is not None:
-            on_cross(way)
+            on_cross(*way)
 
     result = _component()(data=payload, key=key, default={"seq": None, "cross": None}, on_seq_change=lambda: None,
                           on_cross_change=_crossed)  # fmt: skip
@@ -88,15 +90,22 @@ def board(payload: dict[str, Any], *, key: str,
     return int(seq) if isinstance(seq, int | float) else None, _new_cross(key, getattr(result, "cross", None))
 
 
-def _new_cross(key: str, cross: Any) -> int | None:
-    """+1/-1 for a step past the round's end not handled yet (``"<+1|-1>:<stamp>"``, each handled once)."""
+#: The marker kinds a step past the round's end may look for.
+CROSS_KINDS = ("finding", "penalty", "refused")
+
+
+def _new_cross(key: str, cross: Any) -> tuple[int, str] | None:
+    """(+1/-1, kind) for a step past the round's end not handled yet (``"<1|-1>:<kind>:<stamp>"``, each once)."""
     import streamlit as st
 
     if not isinstance(cross, str) or cross == st.session_state.get(f"{key}.cross"):
         return None
     st.session_state[f"{key}.cross"] = cross
-    head = cross.partition(":")[0]
-    return int(head) if head in ("1", "-1") else None
+    way, _sep, rest = cross.partition(":")
+    kind = rest.partition(":")[0]
+    if way not in ("1", "-1"):
+        return None
+    return int(way), kind if kind in CROSS_KINDS else ""
 
 
 def json_for_script(payload: Any) -> str:

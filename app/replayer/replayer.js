@@ -321,20 +321,25 @@ const KifuReplayer = (() => {
       st.reportTimer = setTimeout(() => report && report(seq), 400);
     }
 
+    /** Ask the page for the next (d > 0) or previous round — at its first (last) event, or at its first (last)
+     *  event of a marker kind — when it has one that way; false when it has none. */
+    function crossOver(d, kind) {
+      const c = st.data.cross || {};
+      if (!cross || !(d > 0 ? c.next : c.prev)) return false;
+      if (st.crossing) return true;  // asked already: the page is drawing the other round
+      setPlaying(false);
+      // no report of this round may reach the page after this (it would bring this round back)
+      clearTimeout(st.reportTimer);
+      st.crossing = true;
+      ui.box.dataset.crossing = d > 0 ? "next" : "prev";
+      cross(d > 0 ? 1 : -1, kind || "");
+      return true;
+    }
+
     function step(d) {
       const n = st.visible.length;
-      const c = st.data.cross || {};
       // past the round's last (first) event: on into the next (previous) round, when the page has one
-      if (cross && ((d > 0 && st.at >= n - 1 && c.next) || (d < 0 && st.at <= 0 && c.prev))) {
-        if (st.crossing) return;  // asked already: the page is drawing the other round
-        setPlaying(false);
-        // no report of this round may reach the page after this (it would bring this round back)
-        clearTimeout(st.reportTimer);
-        st.crossing = true;
-        ui.box.dataset.crossing = d > 0 ? "next" : "prev";
-        cross(d > 0 ? 1 : -1);
-        return;
-      }
+      if ((d > 0 && st.at >= n - 1) || (d < 0 && st.at <= 0)) { if (crossOver(d)) return; }
       show(st.at + d, true);
     }
 
@@ -378,6 +383,7 @@ const KifuReplayer = (() => {
       for (let k = st.at + d; k >= 0 && k < st.visible.length; k += d) {
         if (test(frames[st.visible[k]])) { show(k, true); return; }
       }
+      if (crossOver(d, kind)) return;  // the page looks for one in the rounds that way
       say(fmt(L("none_left"), { what: L("mark_" + kind) }));
     }
 

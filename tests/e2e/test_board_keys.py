@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import duckdb
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import wait_for_app
+from tests.e2e.conftest import served_db_path, wait_for_app
 
 
 def _seq(page: Any) -> int:
@@ -48,6 +49,7 @@ def test_board_keys_markers_graph_and_rounds(page: Any, app_url: str) -> None:
     # the graph: one line per player, a click jumps (its left edge: the round's first event)
     expect(page.locator(".kr-graph polyline")).to_have_count(4)
     svg = page.locator(".kr-graph-svg")
+    svg.scroll_into_view_if_needed()
     box = svg.bounding_box()
     page.mouse.click(box["x"] + 0.2, box["y"] + box["height"] / 2)
     first = int(page.locator(".kr-list li").first.get_attribute("data-seq"))
@@ -72,4 +74,14 @@ def test_board_keys_markers_graph_and_rounds(page: Any, app_url: str) -> None:
     expect(page.locator(".kr-title")).to_contain_text("Round 5")
     last = int(page.locator(".kr-list li").last.get_attribute("data-seq"))
     expect(page.locator(".kr")).to_have_attribute("data-seq", str(last))
+    # p with no penalty left in the round: the next round that has one, at its first penalty
+    con = duckdb.connect(str(served_db_path()), read_only=True)
+    after = con.execute("select round_no, min(seq) from events where event = 'penalty' and round_no > 5 "
+                        "group by round_no order by round_no limit 1").fetchone()  # fmt: skip
+    con.close()
+    page.keyboard.press("p")
+    page.wait_for_url(lambda u: f"round={after[0]}&" in u, timeout=15_000)
+    wait_for_app(page)
+    expect(page.locator(".kr-title")).to_have_count(1)
+    expect(page.locator(".kr")).to_have_attribute("data-seq", str(after[1]))
     assert not errors, errors
