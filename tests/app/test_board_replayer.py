@@ -76,6 +76,9 @@ def test_kakomimasu_and_chaser_links(app: Any, demo_db: Path) -> None:
     assert _refused(at).startswith("This game has no turn 999 (its turns are 1–")
     at = app(demo_db, "chaser_board", match=ch, event="x", lang="ja")
     assert _refused(at).startswith("このゲームにアクション x はありません")
+    # the same keys and markers: the labels the replayer's help and legend show, translated
+    data = replay(app(demo_db, "kakomimasu_board", match=km, lang="ja"))
+    assert data["labels"]["mark_finding"] == "指摘" and data["labels"]["keys_title"] == "盤面のキー操作"
 
 
 # ---- the board's data
