@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import cache
 from typing import Any
 
 import pandas as pd
@@ -339,10 +340,21 @@ def profile_of(info: dict[str, Any]) -> Profile:
 def _card(label: Any) -> Card | None:
     if not isinstance(label, str) or "-" not in label:
         return None
+    return _parsed(label)
+
+
+@cache
+def _parsed(label: str) -> Card | None:
     try:
         return Card.parse(label)
     except (TypeError, ValueError):
         return None
+
+
+@cache
+def _points(scoring: Any, label: str) -> int:
+    c = _card(label)
+    return scoring.points(c) if c is not None else 0
 
 
 def playable_cards(profile: Profile, hand: list[str], top: Any, stack: list[str], pending: int) -> list[int]:
@@ -362,7 +374,7 @@ def playable_cards(profile: Profile, hand: list[str], top: Any, stack: list[str]
 
 def hand_points(profile: Profile, hand: list[str]) -> int:
     """A hand's points as the profile scores them (what its holder loses if the round ended now)."""
-    return profile.scoring.hand(c for c in map(_card, hand) if c is not None)
+    return sum(_points(profile.scoring, c) for c in hand)
 
 
 def round_from(con: Any, match: str, round_no: int, names: dict[str, str], colors: dict[str, str]) -> dict[str, Any]:
