@@ -120,6 +120,8 @@ def forget(params: Any) -> None:
 
 #: What a refused link says (``{asked}``: what it named, ``{have}``: what exists).
 MISSING = {
+    # (a ?match= naming no match is read by the sidebar, ui.sidebar_filters: this is the words for it)
+    "match": N_("There is no match {asked} in this database. The link names nothing to show."),
     "round": N_("This match has no round {asked} (its rounds are {have}). The link names nothing to show."),
     "turn": N_("Round {round} has no turn {asked} (its turns are {have}). The link names nothing to show."),
     "event": N_("Round {round} has no event {asked} (its events are numbered {have} in the log). The link names "
