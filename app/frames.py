@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import cache
 from typing import Any
 
 import pandas as pd
@@ -19,7 +20,9 @@ from app.reasons import SEVERITIES
 from app.rulesets import JUA, rules_family
 from app.i18n import N_, _
 from queries import dashboard as q
+from rules.uno.cards import Card
 from rules.uno.events import penalty_text
+from rules.uno.profile import Profile, get as get_profile, profile_for
 
 #: Texts the replayer's JavaScript shows (controls and the card table), by key.
 LABELS = {
@@ -49,6 +52,7 @@ LABELS = {
     "shown_hidden": N_("only {to} sees these cards"), "taken_back": N_("taken back by {who}"),
     "follow_on": N_("● live — following the newest event"),
     "follow_paused": N_("Paused — switch on Follow live again to go on"),
+    "playable": N_("playable"), "playable_n": N_("{n} playable"),
 }  # fmt: skip
 
 #: Texts every game's replayer shows (the headline, findings), by key; the games' own labels win.
@@ -56,6 +60,20 @@ COMMON_LABELS = {
     "round_n": N_("Round {n}"), "turn_n": N_("turn {n}"), "step_n": N_("{what} {k}/{n}"), "seq_n": N_("log seq {n}"),
     "seq_help": N_("The event's sequence number in the stored log (links and the raw log use it)"),
     "severity_error": SEVERITIES["error"], "severity_warning": SEVERITIES["warning"], "severity_info": SEVERITIES["info"],
+    # the analysis board: markers on the scrubber, the graph, keys and their help, think time, rounds
+    "mark_finding": N_("finding"), "mark_penalty": N_("penalty"), "mark_refused": N_("refused action"),
+    "markers": N_("Marks on the slider"), "graph": N_("Cards in hand over the round (click to jump)"),
+    "graph_points": N_("Points in hand over the round (click to jump)"), "graph_cards": N_("cards"),
+    "graph_pts": N_("points"), "think": N_("thought {s} s"),
+    "think_help": N_("Time since this player was handed the turn (from the log's timestamps)"),
+    "keys": N_("Keys"), "keys_title": N_("Keys of the board"), "close": N_("Close"),
+    "key_step": N_("previous / next event"), "key_ends": N_("first / last event"), "key_play": N_("play / pause"),
+    "key_finding": N_("next / previous finding"), "key_penalty": N_("next / previous penalty"),
+    "key_refused": N_("next / previous refused action"), "key_help": N_("this help"),
+    "key_rounds": N_("stepping past a round's end goes on into the next round (and back)"),
+    "none_left": N_("No further {what} in this direction."),
+    "graph_km": N_("Points per team over the game (click to jump)"),
+    "graph_ch": N_("Items per player over the game (click to jump)"),
 }  # fmt: skip
 
 #: The Kakomimasu field's legend and the tapped cell in words.
@@ -160,16 +178,25 @@ def _stack_of(c: dict[str, Any]) -> list[str] | None:
 
 def uno_round(
     events: pd.DataFrame, info: dict[str, Any], names: dict[str, str], colors: dict[str, str],
-    found: pd.DataFrame, *, match: str, round_no: int,
+    found: pd.DataFrame, *, match: str, round_no: int, think: dict[int, int] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """The replayer payload of one UNO round (ALGORI or JUA rules: ``info["ruleset"]``).
 
     Besides the board after each event, a frame says what the table shows of the rules in play: a pair
     played (``played.pair``), the pending draw stack and who must answer it (``board.stack``), a challenge's
     outcome (``challenge``), a hand shown to the challenger only (``shown``) and the offender who must play
-    again after a successful challenge (``board.must_play``)."""
+    again after a successful challenge (``board.must_play``).
+
+    For the analysis board: the cards the player to act may play by the profile's rules (``board.playable``,
+    indexes into their hand), the points of every hand as the profile scores them (``board.points``) and the
+    think time of an action (``think_ms``, from ``think``: seq -> ms)."""
     family = rules_family(info.get("ruleset"))
+    profile = profile_of(info)
+    think = think or {}
     rows = events.to_dict("records")
+    # the round starts with the dealer's first hand-over: after a first-card reverse (or skip) that is not the
+    # first-player line's target
+    first_turn = next((cell_text(r.get("target")) for r in rows if r.get("event") == "next-player"), None)
     by_seq: dict[int, list[dict[str, Any]]] = {}
     for f in found.to_dict("records"):
         for key in {cell_int(f.get("seq")), cell_int(f.get("penalty_seq"))} - {None}:
@@ -258,12 +285,17 @@ def uno_round(
                 to = next((cell_text(r.get("actor")) for r in rows[i + 1 : i + 3] if r.get("event") == "challenge"), None)
             cards = [card_label(x) for x in c.get("cards", [])] if isinstance(c.get("cards"), list) else []
             shown = {"player": cell_text(row.get("target")), "to": to, "cards": [x for x in cards if x]}
+        described = row
+        if ev == "first-player" and first_turn and first_turn != cell_text(row.get("target")):
+            described = {**row, "target": first_turn}
         fs = sorted(by_seq.get(cell_int(row.get("seq")) or -1, []), key=lambda f: (order.get(f.get("severity"), 3), str(f.get("code"))))
         attempt = attempted_card(row) if refused is not None and ev in ("play-card", "play-draw-card") else None
         frames.append({
             "seq": cell_int(row.get("seq")), "turn": cell_int(row.get("turn_no")), "event": ev, "label": event_label(ev),
             "who": names.get(actor, actor) if actor else "", "actor": actor,
-            "sentence": describe(row, names, refused_by=refused, played_cards=n_lost if pair else None, family=family),
+            "sentence": describe(described, names, refused_by=refused, played_cards=n_lost if pair else None,
+                                 family=family),
+            "think_ms": think.get(cell_int(row.get("seq")) or -1),
             "refused": refused is not None, "attempt": attempt,
             "attempt_pair": pair if attempt is not None else None,
             "findings": [{"severity": str(f.get("severity")), "code": str(f.get("code")),
@@ -280,6 +312,9 @@ def uno_round(
                 "to_act": to_act,
                 "stack": {"cards": known, "total": pending, "answer": answer} if pending > 0 else None,
                 "must_play": must_play,
+                "playable": playable_cards(profile, hands.get(to_act or "", []), top, known or ([str(top)] if pending > 0 and stack_value(top) else []),
+                                           pending) if to_act and ev not in ("finish-turn", "first-player") else None,
+                "points": {k: hand_points(profile, v) for k, v in hands.items()},
             },
         })  # fmt: skip
         prev_hands, prev_top, prev_pending = hands, top, pending
@@ -291,10 +326,64 @@ def uno_round(
     }
 
 
+def profile_of(info: dict[str, Any]) -> Profile:
+    """The rule profile a round was played under (its match's ``ruleset``, else ALGORI's by its white wild)."""
+    ruleset = info.get("ruleset")
+    if isinstance(ruleset, str) and ruleset:
+        try:
+            return get_profile(ruleset)
+        except ValueError:
+            pass
+    return profile_for(info.get("white_wild"))
+
+
+def _card(label: Any) -> Card | None:
+    if not isinstance(label, str) or "-" not in label:
+        return None
+    return _parsed(label)
+
+
+@cache
+def _parsed(label: str) -> Card | None:
+    try:
+        return Card.parse(label)
+    except (TypeError, ValueError):
+        return None
+
+
+@cache
+def _points(scoring: Any, label: str) -> int:
+    c = _card(label)
+    return scoring.points(c) if c is not None else 0
+
+
+def playable_cards(profile: Profile, hand: list[str], top: Any, stack: list[str], pending: int) -> list[int]:
+    """Indexes of the cards of ``hand`` the profile lets its holder play on ``top`` (with ``stack`` pending):
+    none while a draw is pending under rules that stack no draw (ALGORI: the player must draw)."""
+    top_card = _card(top)
+    stacked = tuple(c for c in map(_card, stack) if c is not None)
+    if pending > 0 and (not profile.stacking.allowed or not stacked):
+        return []
+    out = []
+    for i, label in enumerate(hand):
+        c = _card(label)
+        if c is not None and profile.playable(c, top_card, stacked if pending > 0 else ()):
+            out.append(i)
+    return out
+
+
+def hand_points(profile: Profile, hand: list[str]) -> int:
+    """A hand's points as the profile scores them (what its holder loses if the round ended now)."""
+    return sum(_points(profile.scoring, c) for c in hand)
+
+
 def round_from(con: Any, match: str, round_no: int, names: dict[str, str], colors: dict[str, str]) -> dict[str, Any]:
     """:func:`uno_round` for one stored round, read through ``queries.dashboard``."""
+    from queries.boards import round_think
+
     return uno_round(q.round_events(con, match, round_no), q.round_info(con, match, round_no) or {}, names, colors,
-                     q.round_findings(con, match, round_no), match=match, round_no=round_no)  # fmt: skip
+                     q.round_findings(con, match, round_no), match=match, round_no=round_no,
+                     think=round_think(con, match, round_no))  # fmt: skip
 
 
 def visible(frames: list[dict[str, Any]], show: str, player: str | None) -> list[int]:

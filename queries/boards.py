@@ -121,3 +121,32 @@ def match_boards(con: Con, match: str) -> pd.DataFrame:
     """Every board of one match (what the ``states`` table held), one row per event."""
     last = con.execute(sql("board/last_seq"), {"match": match}).fetchone()
     return pd.DataFrame(boards(con, match, 1, int(last[0]) if last else 0), columns=list(BOARD_COLUMNS))
+
+
+#: The actions a think time is measured for, and the lines that hand a player the turn (or ask them for a colour).
+TIMED = frozenset({"play-card", "draw-card", "play-draw-card", "challenge", "color-of-wild"})
+HAND_OVERS = frozenset({"next-player", "color-change-request"})
+
+
+def round_think(con: Con, match: str, round_no: int) -> dict[int, int]:
+    """The think time (ms) of every timed action of one round, by seq: ``think_times`` (judged at ingest against
+    the dealer's clock), or — where the rules run no clock (JUA) and that table has none — the time from the
+    log's timestamps since the last line that handed the actor the turn (or asked them for a colour)."""
+    rows = con.execute(sql("board/round_think"), {"match": match, "round": round_no}).fetchall()
+    if rows:
+        return {int(seq): int(ms) for seq, ms in rows}
+    return think_from_times(con.execute(sql("board/round_times"), {"match": match, "round": round_no}).fetchall())
+
+
+def think_from_times(rows: list[tuple[Any, ...]]) -> dict[int, int]:
+    """``(seq, event, actor, target, at_ms)`` rows in order -> seq -> ms since the actor's last hand-over."""
+    handed: dict[str, int] = {}
+    out: dict[int, int] = {}
+    for seq, event, actor, target, at in rows:
+        if at is None:
+            continue
+        if event in HAND_OVERS and isinstance(target, str):
+            handed[target] = int(at)
+        elif event in TIMED and isinstance(actor, str) and actor in handed and int(at) >= handed[actor]:
+            out[int(seq)] = int(at) - handed[actor]
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import frames, kakomimasu, replayer, ui
+from app import frames, kakomimasu, links, replayer, ui
 from app.i18n import _
 from queries import dashboard as q
 from rules.kakomimasu.game import GameLogError
@@ -18,10 +18,14 @@ if info.get("width") is None or info.get("width") != info.get("width"):
 names = ui.names_of(con, match)
 with st.spinner(_("Replaying the game…")):
     game = ui.replayed(kakomimasu.parse, q.match_records(con, match), (GameLogError, ValueError))
-    turn, token = ui.url_position("km", match, "turn")
-    payload = frames.board_labels(kakomimasu.game_payload(game, match=match, names=names, jump_turn=turn, token=token))
-ui.position_or_nearest(payload, "km", match, "turn", turn, _(
-    "Turn {asked} does not exist in this game (it has turns {have}); showing turn {shown}."))
+    payload = frames.board_labels(kakomimasu.game_payload(game, match=match, names=names))
+# a link ?turn=… (or ?event=…): that turn; a turn the game does not have is refused, and nothing else shown
+turn, refused = links.locate(links.read(st.query_params), payload["frames"], by_turn=True, quote=ui.md)
+if refused:
+    st.error(refused, icon=":material/link_off:")
+    links.forget(st.query_params)
+    st.stop()
+payload["jump"] = links.jump(st.session_state, "km", match, turn, payload["frames"])
 
 size = f"{info['width']}×{info['height']}"
 board = info.get("board_name") if isinstance(info.get("board_name"), str) else None
@@ -29,6 +33,7 @@ st.caption(_("{board} · {agents} agents per team · {turns} of {total} turns ·
     board=f"{ui.md(board)} · {size}" if board else size, agents=info["n_agent"], turns=info["turns_logged"],
     total=info.get("total_turn") or "?", fill=_(kakomimasu.FILLS.get(info.get("area_fill"), "—"))))  # fmt: skip
 board = board or size
-ui.follow_replayer("km", match, "turn", replayer.show(payload, key=f"km.replayer.{match}"))
-st.caption(_("←/→ step, Home/End jump; tap or click a cell to see it in words under the field. Failed actions are drawn in red and dashed, with the reason."))
+reported = replayer.show(payload, key=f"km.replayer.{match}")
+links.follow(st.session_state, st.query_params, "km", match, "turn", reported if reported is not None else turn)
+st.caption(_("←/→ step, Home/End jump, f/F next/previous finding, Space play, ? all keys; tap or click a cell to see it in words under the field. Failed actions are drawn in red and dashed, with the reason."))
 ui.download_game(payload, "km", match, f"Kifu · {board} · {match}")

@@ -9,9 +9,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import frames, i18n, reasons, replayer, ui
+from app import frames, i18n, links, reasons, replayer, ui
 from app.findings import finding_sentence
 from app.i18n import N_, _
+from queries import boards
 from queries import dashboard as q
 
 #: Seconds between two looks at the newest event while following a match being played.
@@ -21,6 +22,9 @@ URL_LAG_S = 3.0
 
 SHOW = {"all": N_("all events"), "findings": N_("events with findings"), "errors": N_("events with errors"),
         "refused": N_("refused actions"), "penalties": N_("penalties")}  # fmt: skip
+
+#: The marker kinds the replayer's keys look for, in words.
+MARK_WORDS = {"finding": N_("finding"), "penalty": N_("penalty"), "refused": N_("refused action")}
 
 st.title(_("Round replayer"))
 con = ui.require_data()
@@ -78,6 +82,12 @@ def _known_boards(events: pd.DataFrame) -> pd.DataFrame:
     return events.iloc[: int(known[-1]) + 1] if len(known) else events
 
 
+def before_round(total: object, score: object) -> int | None:
+    """The running total before a round (its total less its score; None when either is unknown)."""
+    t, r = ui.num(total), ui.num(score)
+    return None if t is None or r is None else t - r
+
+
 def replayer_page() -> None:
     """The page under its title: a fragment that reruns by itself while following a match being played."""
     match = first_match  # the sidebar's match: it changes in a whole run only (a refresh never reads its picker)
@@ -104,31 +114,46 @@ def replayer_page() -> None:
             positions[f"{match}/{round_no}"] = seq
         state["rb.token"] = state.get("rb.token", 0) + 1
 
-    def _asked(value: str) -> str:
-        """What a link asked for, as the message quotes it (escaped, short)."""
-        return ui.md(frames.clip(value, 24))
-
-    # ---- deep link ?match=…&round=…&seq=… (or &turn=…), applied once per URL; a round, turn or event that
-    # does not exist is named in a message, and the nearest one shown
+    # ---- a link ?match=…&round=…&turn=…&event=… (old links: &seq=…), applied once per URL (app/links.py); a round,
+    # turn or event the match does not have is refused: the page says so and shows nothing else
     params = st.query_params
-    url_key = (match, params.get("round"), params.get("seq"), params.get("turn"))
-    notices: list[str] = []
+    link = links.read(params)
+    url_key = link.key()
     # (a URL this page wrote in the last seconds is no link: while following, the page writes a new one every
     # refresh, and a rerun may carry one the browser had not caught up with yet)
     lately = {k for k, t in state.get("rb.urls_written", []) if time.monotonic() - t < URL_LAG_S}
+
+    def _refuse(message: str) -> None:
+        st.error(message, icon=":material/link_off:")
+        links.forget(params)  # the next run (the user picks something) shows the board again
+        state["rb.url"] = None
+        st.stop()
+
+    def _asked(value: str) -> str:
+        return ui.md(links.clip(value))
+
+    want_turn = want_event = None
     if state.get("rb.url") != url_key and url_key not in lately:
         state["rb.url"] = url_key
-        wanted = params.get("round", "")
-        seq_param, turn_param = params.get("seq", ""), params.get("turn", "")
-        if wanted.isdigit() and int(wanted) in round_numbers:
-            state["rb.want_turn"] = turn_param if turn_param and not seq_param.isdigit() else None
-            state["rb.want_seq"] = seq_param or None
-            _force(int(wanted), int(seq_param) if seq_param.isdigit() else None)
-        elif wanted:
-            shown_round = frames.nearest(round_numbers, int(wanted)) if wanted.isdigit() else round_numbers[0]
-            notices.append(_("Round {asked} does not exist in this match (it has rounds {have}); showing round {shown}.")
-                           .format(asked=_asked(wanted), have=frames.span(round_numbers), shown=shown_round))  # fmt: skip
-            _force(shown_round, None)
+        if link.names_position:
+            if link.round is not None:
+                wanted = links.resolve(link.round, round_numbers)
+                if wanted is None:
+                    _refuse(links.missing("round", _asked(link.round), round_numbers))
+            elif link.event is not None:  # an event without its round: the round that holds it
+                n = links.number(link.event)
+                hold = rounds[(rounds["first_seq"] <= n) & (rounds["last_seq"] >= n)] if n is not None else rounds.iloc[0:0]
+                if hold.empty:
+                    _refuse(links.missing("match_event", _asked(link.event),
+                                          [int(rounds["first_seq"].min()), int(rounds["last_seq"].max())]))  # fmt: skip
+                wanted = int(hold["round_no"].iloc[0])
+            else:  # a turn of the round shown
+                wanted = state.get(f"rb.round.{match}")
+                wanted = wanted if wanted in round_numbers else round_numbers[0]
+            want_turn, want_event = link.turn, link.event
+            if _following(match):
+                _set_following(match, False)
+            _force(wanted, None)
 
     if following and state.get(f"rb.round.{match}") != round_numbers[-1]:
         _force(round_numbers[-1], None)
@@ -138,6 +163,19 @@ def replayer_page() -> None:
     round_key = ui.lkey("rb.round")
     if state.get(round_key) != current_round:
         state[round_key] = current_round
+    events = q.round_events(con, match, current_round)
+    pos_key = f"{match}/{current_round}"
+    if want_event is not None:
+        n = links.number(want_event)
+        if n is None or n not in set(int(x) for x in events["seq"]):
+            _refuse(links.missing("event", _asked(want_event), [int(x) for x in events["seq"]], round=current_round))
+        positions[pos_key] = n
+    elif want_turn is not None:
+        turns = sorted({int(t) for t in events["turn_no"].dropna()})
+        n = links.number(want_turn)
+        if n is None or n not in turns:
+            _refuse(links.missing("turn", _asked(want_turn), turns, round=current_round))
+        positions[pos_key] = int(events[events["turn_no"] == n]["seq"].min())
     flagged = q.player_rounds(con, match, player)
     flagged = flagged[(flagged["penalties"] > 0) | (flagged["player_rule"] > 0)]
     flag_rounds = sorted({int(r) for r in flagged["round_no"]})
@@ -191,32 +229,26 @@ def replayer_page() -> None:
 
     round_no = current_round
     info = q.round_info(con, match, round_no) or {}
-    events = q.round_events(con, match, round_no)
     if live and round_no == round_numbers[-1]:
         events = _known_boards(events)
     if len(events) >= q.ROUND_EVENTS_LIMIT:
         st.warning(_("This round has more than {n} events; the replayer shows the first {n}. Query the `events` table "
                      "for the rest.").format(n=f"{q.ROUND_EVENTS_LIMIT:,}"))  # fmt: skip
     found = q.round_findings(con, match, round_no)
-    payload = frames.uno_round(events, info, names, colors, found, match=match, round_no=round_no)
+    payload = frames.uno_round(events, info, names, colors, found, match=match, round_no=round_no,
+                               think=boards.round_think(con, match, round_no))  # fmt: skip
     payload["visible"] = frames.visible(payload["frames"], show, player)
-    pos_key = f"{match}/{round_no}"
-    want_turn, want_seq = state.pop("rb.want_turn", None), state.pop("rb.want_seq", None)
-    turns = sorted({f["turn"] for f in payload["frames"] if f["turn"] is not None})
-    seqs = [f["seq"] for f in payload["frames"] if f["seq"] is not None]
-    if want_turn is not None and turns:
-        turn = frames.nearest(turns, int(want_turn)) if want_turn.isdigit() else turns[0]
-        if str(turn) != want_turn:
-            notices.append(_("Turn {asked} does not exist in round {round} (it has turns {have}); showing turn {shown}.")
-                           .format(asked=_asked(want_turn), round=round_no, have=frames.span(turns), shown=turn))  # fmt: skip
-        positions[pos_key] = next(f["seq"] for f in payload["frames"] if f["turn"] == turn)
-    elif want_seq is not None and seqs and (not want_seq.isdigit() or int(want_seq) not in seqs):
-        near = frames.nearest(seqs, int(want_seq)) if want_seq.isdigit() else seqs[0]
-        notices.append(_("Event {asked} is not part of round {round} (its events are numbered {have} in the log); "
-                         "showing the nearest one.").format(asked=_asked(want_seq), round=round_no, have=frames.span(seqs)))  # fmt: skip
-        positions[pos_key] = near
-    for notice in notices:
-        st.warning(notice, icon=":material/link_off:")
+    seek = state.pop("rb.seek", None)
+    if seek is not None:  # a key's marker kind sought in this round (from the round before or after)
+        kind, way = seek
+        test = {"finding": lambda f: bool(f["findings"]), "penalty": lambda f: f["event"] == "penalty",
+                "refused": lambda f: bool(f["refused"])}[kind]  # fmt: skip
+        hits = [payload["frames"][i]["seq"] for i in payload["visible"] if test(payload["frames"][i])]
+        if hits:
+            positions[pos_key] = hits[0] if way > 0 else hits[-1]
+    none_left = state.pop("rb.none_left", None)
+    if none_left is not None:
+        st.caption(_("No {what} in the rounds that way either.").format(what=_(MARK_WORDS[none_left])))
     newest = _newest(payload)
     if following and newest is not None:
         positions[pos_key] = newest
@@ -225,6 +257,8 @@ def replayer_page() -> None:
         start = payload["frames"][0]["seq"]
     payload["jump"] = {"seq": start, "token": state.get("rb.token", 0)}
     payload["follow"] = {"on": following, "key": pos_key, "token": state.get("rb.follow_token", 0)}
+    # stepping past the round's last event goes on into the next round (and back): not while following
+    payload["cross"] = {"prev": not following and i_round > 0, "next": not following and i_round < len(round_numbers) - 1}
     # following: one replayer for every round (a new round is new data for it, not a new replayer drawn in its place)
     comp_key = f"rb.replayer.{match}.live" if following else f"rb.replayer.{match}.{round_no}"
     if following:
@@ -232,7 +266,31 @@ def replayer_page() -> None:
                      "stored.").format(n=round_no))  # fmt: skip
     elif live:
         st.caption(_("This match is being played. Turn on **Follow live** to keep showing its newest event."))
-    reported = replayer.show(payload, key=comp_key)
+
+    def _cross(way: int, kind: str = "") -> None:
+        """Stepped past the round's last (first) event: on into the next (previous) round, at its first (last)
+        event; with a marker ``kind`` (a key found none left in this round): the nearest round that way that has
+        one (findings: the validator's; penalties and refused actions: the round's penalties), at that event."""
+        _unfollow()
+        later = round_numbers[i_round + 1 :] if way > 0 else round_numbers[:i_round][::-1]
+        if kind:
+            column = ["violations", "warnings"] if kind == "finding" else ["penalties"]
+            have = rounds[rounds[column].sum(axis=1) > 0]["round_no"]
+            later = [r for r in later if r in set(int(x) for x in have)]
+            if not later:
+                state["rb.none_left"] = kind
+                return
+            state["rb.seek"] = (kind, way)
+        if not later:
+            return
+        to = later[0]
+        edge = rounds[rounds["round_no"] == to]["first_seq" if way > 0 else "last_seq"]
+        _force(to, int(edge.iloc[0]) if len(edge) else None)
+
+    reported, cross = replayer.board(payload, key=comp_key, on_cross=None if following else _cross)
+    if cross is not None and not following:  # (the callback handles it before the run; this is a fallback)
+        _cross(*cross)
+        st.rerun()
     if reported is not None and state.get("rb.seen") != (comp_key, reported):
         state["rb.seen"] = (comp_key, reported)
         positions[pos_key] = reported
@@ -245,25 +303,31 @@ def replayer_page() -> None:
     state["rb.follow_sent"] = newest if following else None
     seq = positions.get(pos_key, start)
     positions[pos_key] = seq
-    st.query_params.update({"match": match, "round": str(round_no), **({"seq": str(seq)} if seq is not None else {})})
-    st.query_params.pop("turn", None)
+    links.write(st.query_params, match=match, round=round_no, event=seq)
     if following:
         st.query_params["follow"] = "1"
         state["rb.follow_link"] = match  # our own URL is no new link
     else:
         st.query_params.pop("follow", None)
-    state["rb.url"] = (match, str(round_no), str(seq) if seq is not None else None, None)  # our own URL is no new link
+    state["rb.url"] = (match, str(round_no), None, str(seq) if seq is not None else None)  # our own URL is no new link
     state["rb.urls_written"] = [*state.get("rb.urls_written", [])[-7:], (state["rb.url"], time.monotonic())]
 
-    # ---- scores of the round, like the dealer's page (対戦得点 / 累計)
+    # ---- scores of the round as they stand at the event shown, like the dealer's page (対戦得点 / 累計): the round's
+    # score only from the event that ends it (no spoiler of the outcome), the total before it until then
     scores = q.round_scores(con, match, round_no)
     short = {code: frames.clip(name) for code, name in names.items()}  # a page's text: long names shortened
-    if scores["score"].notna().any():
+    if scores["score"].notna().any() or scores["total_score"].notna().any():
+        ends = [int(x) for x in events[events["event"] == "finish-turn"]["seq"]]
+        ended = bool(ends) and seq is not None and seq >= ends[0]
         table = {
-            _("Round score"): {short.get(r.player_code, r.player_code): ui.num(r.score) for r in scores.itertuples()},
-            _("Total"): {short.get(r.player_code, r.player_code): ui.num(r.total_score) for r in scores.itertuples()},
-        }
-        st.dataframe(ui.readable(pd.DataFrame(table).T), width="stretch", key="rb.scores", placeholder=ui.MISSING)
+            _("Round score"): {short.get(r.player_code, r.player_code): ui.num(r.score) if ended else None
+                               for r in scores.itertuples()},
+            _("Total"): {short.get(r.player_code, r.player_code): ui.num(r.total_score) if ended
+                         else ui.num(before_round(r.total_score, r.score)) for r in scores.itertuples()},
+        }  # fmt: skip
+        st.dataframe(pd.DataFrame(table).T.astype("Int64"), width="stretch", key="rb.scores", placeholder=ui.MISSING)
+        st.caption(_("Scores as they stand at this event: the round's score shows from the event that ends it.")
+                   if not ended else _("The round has ended at this event: its score and the new total."))  # fmt: skip
 
     # ---- the current event in detail (follows the replayer)
     cols = st.columns([3, 2])

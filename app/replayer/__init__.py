@@ -45,7 +45,8 @@ export default function (component) {
     parentElement.appendChild(host);
   }
   if (!host.__kifu) {
-    host.__kifu = KifuReplayer.mount(host, data, (seq) => setStateValue("seq", seq));
+    host.__kifu = KifuReplayer.mount(host, data, (seq) => setStateValue("seq", seq),
+      (dir, kind) => setStateValue("cross", dir + ":" + (kind || "") + ":" + Date.now()));
   } else {
     host.__kifu.update(data);
   }
@@ -63,9 +64,48 @@ def _component() -> Callable[..., Any]:
 
 def show(payload: dict[str, Any], *, key: str) -> int | None:
     """Mount the replayer; returns the seq the user last stepped to (None before any step)."""
-    result = _component()(data=payload, key=key, default={"seq": None}, on_seq_change=lambda: None)
+    return board(payload, key=key)[0]
+
+
+def board(payload: dict[str, Any], *, key: str,
+          on_cross: Callable[[int, str], None] | None = None) -> tuple[int | None, tuple[int, str] | None]:  # fmt: skip
+    """Mount the replayer; returns the seq the user last stepped to (None before any step) and, in the run
+    right after the user stepped past the round's last (first) event, ``(+1 or -1, kind)``: go on into the next
+    (previous) round (``payload["cross"]`` says which ways there are) — at its first (last) event, or with a
+    marker ``kind`` (finding, penalty, refused: the key found none left in this round) at the first (last)
+    event of that kind in the rounds that way.  ``on_cross(way, kind)`` is called before that run instead (a
+    callback: the run draws the new round at once), and the run then returns None for it."""
+    import streamlit as st
+
+    def _crossed() -> None:
+        value = st.session_state.get(key)
+        cross = value.get("cross") if hasattr(value, "get") else getattr(value, "cross", None)
+        way = _new_cross(key, cross)
+        if way is not None and on_cross is not None:
+            on_cross(*way)
+
+    result = _component()(data=payload, key=key, default={"seq": None, "cross": None}, on_seq_change=lambda: None,
+                          on_cross_change=_crossed)  # fmt: skip
     seq = getattr(result, "seq", None)
-    return int(seq) if isinstance(seq, int | float) else None
+    return int(seq) if isinstance(seq, int | float) else None, _new_cross(key, getattr(result, "cross", None))
+
+
+#: The marker kinds a step past the round's end may look for.
+CROSS_KINDS = ("finding", "penalty", "refused")
+
+
+def _new_cross(key: str, cross: Any) -> tuple[int, str] | None:
+    """(+1/-1, kind) for a step past the round's end not handled yet (``"<1|-1>:<kind>:<stamp>"``, each once)."""
+    import streamlit as st
+
+    if not isinstance(cross, str) or cross == st.session_state.get(f"{key}.cross"):
+        return None
+    st.session_state[f"{key}.cross"] = cross
+    way, _sep, rest = cross.partition(":")
+    kind = rest.partition(":")[0]
+    if way not in ("1", "-1"):
+        return None
+    return int(way), kind if kind in CROSS_KINDS else ""
 
 
 def json_for_script(payload: Any) -> str:
@@ -121,12 +161,22 @@ kifuData().then((data) => {{
   const pick = document.createElement("select");
   pick.setAttribute("aria-label", rounds[0].labels.round || "round");
   rounds.forEach((r, i) => {{ const o = document.createElement("option"); o.value = String(i);
-    o.textContent = KifuReplayer.fmt(r.labels.round_n || "Round {{n}}", {{ n: r.round }}); pick.appendChild(o); }});
+    o.textContent = KifuReplayer.fmt(r.labels.round_n || "Round {{n}}", {{ n: r.round }}); pick.appendChild(o);
+    r.cross = {{ prev: i > 0, next: i < rounds.length - 1 }}; }});
   const box = document.createElement("div");
   host.append(pick, box);
-  let player = KifuReplayer.mount(box, rounds[0], null);
-  pick.addEventListener("change", () => {{ player.destroy(); box.replaceChildren();
-    player = KifuReplayer.mount(box, rounds[parseInt(pick.value, 10)], null);
+  let player = null;
+  // stepping past a round's last (first) event goes on into the next (previous) round
+  const open = (i, atEnd) => {{
+    if (player) player.destroy();
+    box.replaceChildren();
+    const r = rounds[i], fs = r.frames || [];
+    r.jump = {{ seq: fs.length ? fs[atEnd ? fs.length - 1 : 0].seq : null, token: Date.now() }};
+    pick.value = String(i);
+    player = KifuReplayer.mount(box, r, null, (dir) => open(i + dir, dir < 0));
+  }};
+  open(0, false);
+  pick.addEventListener("change", () => {{ open(parseInt(pick.value, 10), false);
     pick.blur(); }});  // ←/→ step the new round (a focused <select> would take them)
 }});
 </script></body></html>

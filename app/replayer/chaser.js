@@ -94,3 +94,12 @@
 
   KifuReplayer.renderers["chaser"] = render;
 })();
+
+/* The CHaser graph: each player's items over the game. */
+KifuReplayer.series["chaser"] = {
+  modes: [["graph_ch", "graph_ch"]],
+  values(frame, mode, data) {
+    const items = (frame.board || {}).items || [];
+    return (data.players || []).map((p, i) => (typeof items[i] === "number" ? items[i] : null));
+  },
+};

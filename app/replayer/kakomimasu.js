@@ -246,3 +246,12 @@
 
   KifuReplayer.renderers["kakomimasu"] = render;
 })();
+
+/* The Kakomimasu graph: each team's points (area + wall) over the game. */
+KifuReplayer.series["kakomimasu"] = {
+  modes: [["graph_km", "graph_km"]],
+  values(frame, mode, data) {
+    const pts = (frame.board || {}).points || [];
+    return (data.players || []).map((p, i) => (Array.isArray(pts[i]) ? pts[i][0] + pts[i][1] : null));
+  },
+};

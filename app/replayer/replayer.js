@@ -10,6 +10,12 @@
  */
 const KifuReplayer = (() => {
   const renderers = {};
+  //: A game's numbers per player over a game or round, for the graph: series[game] = {modes: [[title, button]...],
+  //: values(frame, mode, data) -> [number per data.players]} (see uno.js).
+  const series = {};
+  //: The marker kinds on the slider, in drawing order (a later kind is drawn over an earlier one).
+  const MARKS = [["finding", (f) => f.findings && f.findings.length > 0], ["refused", (f) => !!f.refused],
+    ["penalty", (f) => f.event === "penalty"]];
   const SKELETON = `
 <div class="kr" tabindex="-1">
   <div class="kr-head"><div class="kr-follow" hidden></div><div class="kr-title"></div><div class="kr-sentence"></div><ul class="kr-findings"></ul></div>
@@ -23,8 +29,13 @@ const KifuReplayer = (() => {
     <input type="range" class="kr-range" min="1" value="1">
     <span class="kr-pos"></span>
     <select class="kr-view"></select>
+    <button type="button" class="kr-keys" data-act="help" aria-haspopup="dialog">?</button>
   </div>
+  <div class="kr-scrub"><div class="kr-marks"></div><div class="kr-legend"></div></div>
+  <div class="kr-note" role="status" aria-live="polite"></div>
+  <div class="kr-help" role="dialog" hidden></div>
   <div class="kr-main"><div class="kr-board"></div><ol class="kr-list"></ol></div>
+  <div class="kr-graph"></div>
 </div>`;
 
   function el(tag, cls, text) {
@@ -61,9 +72,16 @@ const KifuReplayer = (() => {
     seq_help: "The event's sequence number in the stored log (what links and the raw log use)",
     severity_error: "error", severity_warning: "warning", severity_info: "info", tap_hint: "tap to see all",
     follow_on: "● live — following the newest event", follow_paused: "Paused — switch on Follow live again to go on",
+    mark_finding: "finding", mark_penalty: "penalty", mark_refused: "refused action", markers: "Marks on the slider",
+    graph: "Over the round (click to jump)", think: "thought {s} s", think_help: "Time since this player was handed the turn",
+    keys: "Keys", keys_title: "Keys of the board", close: "Close", key_step: "previous / next event",
+    key_ends: "first / last event", key_play: "play / pause", key_finding: "next / previous finding",
+    key_penalty: "next / previous penalty", key_refused: "next / previous refused action", key_help: "this help",
+    key_rounds: "stepping past a round's end goes on into the next round (and back)",
+    none_left: "No further {what} in this direction.",
   };
 
-  function mount(root, data, report) {
+  function mount(root, data, report, cross) {
     root.innerHTML = SKELETON;
     const $ = (s) => root.querySelector(s);
     const ui = {
@@ -71,9 +89,11 @@ const KifuReplayer = (() => {
       board: $(".kr-board"), list: $(".kr-list"), range: $(".kr-range"), pos: $(".kr-pos"),
       speed: $(".kr-speed"), view: $(".kr-view"), play: $(".kr-play"),
       back: $(".kr-back"), next: $(".kr-next"), first: $(".kr-first"), last: $(".kr-last"), follow: $(".kr-follow"),
+      marks: $(".kr-marks"), legend: $(".kr-legend"), graph: $(".kr-graph"), help: $(".kr-help"), keys: $(".kr-keys"),
+      note: $(".kr-note"),
     };
     const st = { data: null, visible: [], at: 0, timer: null, token: null, perspective: "", items: [], reportTimer: null,
-      pausedToken: null };
+      pausedToken: null, graphMode: 0, cursor: null, noteTimer: null };
 
     function L(k) { return (st.data.labels && st.data.labels[k]) || DEFAULTS[k] || k; }
 
@@ -93,6 +113,8 @@ const KifuReplayer = (() => {
       if (had && !grew && (fresh || oldVisible !== st.visible.join(","))) takeFocus();
       if (fresh && !grew) { labelControls(); buildViewChoices(); ui.box.dataset.game = d.game || ""; }
       buildList();
+      buildMarks();
+      buildGraph();
       const jump = d.jump || {};
       const follow = d.follow || {};
       if (follow.on && !paused()) {  // following a match being played: the newest event, at every update
@@ -162,6 +184,8 @@ const KifuReplayer = (() => {
       }
       ui.speed.title = L("speed"); ui.speed.setAttribute("aria-label", L("speed"));
       ui.range.setAttribute("aria-label", L("event"));
+      ui.keys.title = L("keys") + " (?)"; ui.keys.setAttribute("aria-label", L("keys_title"));
+      buildHelp();
       setPlaying(false);
     }
 
@@ -243,6 +267,12 @@ const KifuReplayer = (() => {
         s.title = L("seq_help");
         ui.title.appendChild(s);
       }
+      if (f.think_ms !== null && f.think_ms !== undefined) {
+        const t = el("span", "kr-think", fmt(L("think"), { s: (f.think_ms / 1000).toFixed(2) }));
+        t.title = L("think_help");
+        if (f.think_ms > 4000) t.classList.add("slow");
+        ui.title.appendChild(t);
+      }
       ui.sentence.textContent = f.sentence;
       ui.sentence.title = f.sentence;
       ui.sentence.classList.remove("open");
@@ -272,6 +302,7 @@ const KifuReplayer = (() => {
         requestAnimationFrame(() => reveal(item));  // first render: measure once laid out
       }
       ui.box.dataset.seq = String(f.seq);
+      moveCursor(k, n);
       if (user) scheduleReport(f.seq);
     }
 
@@ -285,11 +316,191 @@ const KifuReplayer = (() => {
 
     function scheduleReport(seq) {
       clearTimeout(st.reportTimer);
+      if (st.crossing) return;
       if (st.timer) return;  // autoplay reports when it stops
       st.reportTimer = setTimeout(() => report && report(seq), 400);
     }
 
-    function step(d) { show(st.at + d, true); }
+    /** Ask the page for the next (d > 0) or previous round — at its first (last) event, or at its first (last)
+     *  event of a marker kind — when it has one that way; false when it has none. */
+    function crossOver(d, kind) {
+      const c = st.data.cross || {};
+      if (!cross || !(d > 0 ? c.next : c.prev)) return false;
+      if (st.crossing) return true;  // asked already: the page is drawing the other round
+      setPlaying(false);
+      // no report of this round may reach the page after this (it would bring this round back)
+      clearTimeout(st.reportTimer);
+      st.crossing = true;
+      ui.box.dataset.crossing = d > 0 ? "next" : "prev";
+      cross(d > 0 ? 1 : -1, kind || "");
+      return true;
+    }
+
+    function step(d) {
+      const n = st.visible.length;
+      // past the round's last (first) event: on into the next (previous) round, when the page has one
+      if ((d > 0 && st.at >= n - 1) || (d < 0 && st.at <= 0)) { if (crossOver(d)) return; }
+      show(st.at + d, true);
+    }
+
+    // ---- markers on the slider: findings, refused actions, penalties (distinct shapes and colours, a legend)
+    function kindsOf(f) { return MARKS.filter(([, test]) => test(f)).map(([kind]) => kind); }
+
+    function buildMarks() {
+      ui.marks.replaceChildren();
+      ui.legend.replaceChildren();
+      const n = st.visible.length;
+      const frames = st.data.frames;
+      const counts = {};
+      const frag = document.createDocumentFragment();
+      st.visible.forEach((fi, k) => {
+        for (const kind of kindsOf(frames[fi])) {
+          counts[kind] = (counts[kind] || 0) + 1;
+          const m = el("span", "kr-mark " + kind);
+          m.style.left = (n > 1 ? (k / (n - 1)) * 100 : 0) + "%";
+          m.dataset.k = String(k);
+          m.title = L("mark_" + kind) + " · " + (frames[fi].label || frames[fi].event);
+          frag.appendChild(m);
+        }
+      });
+      ui.marks.appendChild(frag);
+      ui.marks.setAttribute("aria-label", L("markers"));
+      const any = Object.keys(counts).length > 0;
+      ui.marks.hidden = !any;
+      for (const [kind] of MARKS) {
+        if (!counts[kind]) continue;
+        const item = el("span", "kr-legend-item " + kind);
+        item.append(el("span", "kr-mark " + kind), document.createTextNode(L("mark_" + kind) + " " + counts[kind]));
+        ui.legend.appendChild(item);
+      }
+      ui.box.dataset.marks = Object.keys(counts).sort().join(" ");
+    }
+
+    /** The next (d = 1) or previous (d = -1) shown event of a marker kind; a note when there is none. */
+    function seek(kind, d) {
+      const test = MARKS.find(([k]) => k === kind)[1];
+      const frames = st.data.frames;
+      for (let k = st.at + d; k >= 0 && k < st.visible.length; k += d) {
+        if (test(frames[st.visible[k]])) { show(k, true); return; }
+      }
+      if (crossOver(d, kind)) return;  // the page looks for one in the rounds that way
+      say(fmt(L("none_left"), { what: L("mark_" + kind) }));
+    }
+
+    function say(text) {
+      ui.note.textContent = text;
+      clearTimeout(st.noteTimer);
+      st.noteTimer = setTimeout(() => { ui.note.textContent = ""; }, 2500);
+    }
+
+    // ---- the graph: a number per player over the round (cards in hand, points...), a click jumps there
+    const SVGNS = "http://www.w3.org/2000/svg";
+    function svgEl(tag, attrs) {
+      const e = document.createElementNS(SVGNS, tag);
+      for (const k in attrs) e.setAttribute(k, String(attrs[k]));
+      return e;
+    }
+
+    function buildGraph() {
+      ui.graph.replaceChildren();
+      st.cursor = null;
+      const ser = series[st.data.game];
+      const n = st.visible.length;
+      const players = st.data.players || [];
+      if (!ser || n < 2 || !players.length) { ui.graph.hidden = true; return; }
+      ui.graph.hidden = false;
+      const modes = ser.modes || [["graph", "graph"]];  // [title, button] label keys per mode
+      if (st.graphMode >= modes.length) st.graphMode = 0;
+      const head = el("div", "kr-graph-head");
+      head.appendChild(el("span", "kr-graph-title", L(modes[st.graphMode][0])));
+      if (modes.length > 1) {
+        modes.forEach((m, i) => {
+          const b = el("button", "kr-graph-mode" + (i === st.graphMode ? " on" : ""), L(m[1]));
+          b.type = "button"; b.dataset.mode = String(i); b.setAttribute("aria-pressed", i === st.graphMode ? "true" : "false");
+          head.appendChild(b);
+        });
+      }
+      const W = 1000, H = 120, P = 4;
+      const frames = st.data.frames;
+      const values = st.visible.map((fi) => ser.values(frames[fi], st.graphMode, st.data) || []);
+      let hi = 1;
+      for (const row of values) for (const v of row) if (typeof v === "number" && v > hi) hi = v;
+      const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", class: "kr-graph-svg",
+        role: "img", "aria-label": L(modes[st.graphMode][0]) });
+      const x = (k) => (k / (n - 1)) * W;
+      const y = (v) => H - P - (v / hi) * (H - 2 * P);
+      players.forEach((p, i) => {
+        const pts = [];
+        values.forEach((row, k) => { const v = row[i]; if (typeof v === "number") pts.push(x(k).toFixed(1) + "," + y(v).toFixed(1)); });
+        if (!pts.length) return;
+        const line = svgEl("polyline", { points: pts.join(" "), fill: "none", stroke: p.color || "#777",
+          "stroke-width": 2.5, "vector-effect": "non-scaling-stroke", "data-player": p.code });
+        const t = document.createElementNS(SVGNS, "title"); t.textContent = p.name; line.appendChild(t);
+        svg.appendChild(line);
+      });
+      st.cursor = svgEl("line", { x1: 0, x2: 0, y1: 0, y2: H, class: "kr-graph-cursor", "vector-effect": "non-scaling-stroke" });
+      svg.appendChild(st.cursor);
+      const keyRow = el("div", "kr-graph-keys");
+      players.forEach((p) => {
+        const item = el("span", "kr-graph-key");
+        const sw = el("span", "kr-graph-swatch"); sw.style.background = p.color || "#777";
+        item.append(sw, name(short(p.name, 24)));
+        keyRow.appendChild(item);
+      });
+      ui.graph.append(head, svg, keyRow);
+      ui.graph.dataset.max = String(hi);
+    }
+
+    function moveCursor(k, n) {
+      if (!st.cursor || n < 2) return;
+      const xx = (k / (n - 1)) * 1000;
+      st.cursor.setAttribute("x1", xx.toFixed(1));
+      st.cursor.setAttribute("x2", xx.toFixed(1));
+    }
+
+    function graphClick(e) {
+      const mode = e.target.closest && e.target.closest(".kr-graph-mode");
+      if (mode) { st.graphMode = parseInt(mode.dataset.mode, 10) || 0; buildGraph(); moveCursor(st.at, st.visible.length); return; }
+      const svg = e.target.closest && e.target.closest(".kr-graph-svg");
+      if (!svg) return;
+      const r = svg.getBoundingClientRect();
+      if (!r.width) return;
+      const n = st.visible.length;
+      setPlaying(false);
+      show(Math.round(((e.clientX - r.left) / r.width) * (n - 1)), true);
+    }
+
+    // ---- the keys and their help ("?")
+    const KEYS = [["← →", "key_step"], ["Home End", "key_ends"], ["Space", "key_play"], ["f F", "key_finding"],
+      ["p P", "key_penalty"], ["r R", "key_refused"], ["?", "key_help"]];
+
+    function buildHelp() {
+      ui.help.replaceChildren();
+      ui.help.setAttribute("aria-label", L("keys_title"));
+      ui.help.appendChild(el("div", "kr-help-title", L("keys_title")));
+      const dl = el("dl");
+      // the marker keys of kinds this game has (Kakomimasu has no penalty or refused action)
+      const has = (kind) => st.data.frames.some(MARKS.find(([m]) => m === kind)[1]);
+      const kindOf = { key_finding: "finding", key_penalty: "penalty", key_refused: "refused" };
+      for (const [k, what] of KEYS) {
+        if (kindOf[what] && kindOf[what] !== "finding" && !has(kindOf[what])) continue;
+        const dt = el("dt");
+        for (const one of k.split(" ")) dt.appendChild(el("kbd", null, one));
+        dl.append(dt, el("dd", null, L(what)));
+      }
+      ui.help.appendChild(dl);
+      if (st.data.cross) ui.help.appendChild(el("p", null, L("key_rounds")));
+      const close = el("button", "kr-help-close", L("close"));
+      close.type = "button"; close.dataset.act = "help-close";
+      ui.help.appendChild(close);
+    }
+
+    function toggleHelp(on) {
+      ui.help.hidden = on === undefined ? !ui.help.hidden : !on;
+      ui.box.dataset.help = ui.help.hidden ? "0" : "1";
+      if (!ui.help.hidden) ui.help.querySelector(".kr-help-close").focus({ preventScroll: true });
+      else ui.box.focus({ preventScroll: true });
+    }
 
     function setPlaying(on) {
       const was = !!st.timer;
@@ -314,9 +525,13 @@ const KifuReplayer = (() => {
       // a tap on a clipped name or sentence shows all of it (phones have no hover)
       const open = e.target.closest && e.target.closest(".kr-name, .kr-sentence, .kr-findings li");
       if (open && !e.target.closest(".kr-list")) { open.classList.toggle("open"); return; }
+      if (e.target.closest && e.target.closest(".kr-graph")) { graphClick(e); return; }
+      const mark = e.target.closest && e.target.closest(".kr-mark[data-k]");
+      if (mark) { setPlaying(false); show(parseInt(mark.dataset.k, 10), true); return; }
       const act = e.target.closest && e.target.closest("[data-act]");
       if (act) {
         const a = act.dataset.act;
+        if (a === "help" || a === "help-close") { toggleHelp(a === "help" ? undefined : false); return; }
         if (a === "back") step(-1); else if (a === "next") step(1);
         else if (a === "first") show(0, true); else if (a === "last") show(st.visible.length - 1, true);
         else if (a === "play") { if (following()) pause(); setPlaying(!st.timer); }
@@ -334,9 +549,18 @@ const KifuReplayer = (() => {
         // typing goes to text fields and a native <select> keeps its own keys; Streamlit's select boxes
         // (the page's filters: an input with role=combobox) do not use ←/→ while closed
         if (!(t.tagName === "INPUT" && isSelect(t) && t.getAttribute("aria-expanded") !== "true")) return;
+        if (t !== ui.range && !/^Arrow/.test(e.key)) return;  // letters and Space type into a closed select box
+      }
+      if (e.key === "Escape" && !ui.help.hidden) { e.preventDefault(); toggleHelp(false); return; }
+      if (e.key === "?") { e.preventDefault(); toggleHelp(); return; }
+      if (e.key === " " || e.key === "Spacebar") {
+        // Space plays and pauses (a focused button keeps its own Space)
+        if (t && t.tagName === "BUTTON") return;
+        e.preventDefault(); if (following()) pause(); setPlaying(!st.timer); return;
       }
       const keys = { ArrowLeft: () => step(-1), ArrowRight: () => step(1), Home: () => show(0, true),
-        End: () => show(st.visible.length - 1, true) };
+        End: () => show(st.visible.length - 1, true), f: () => seek("finding", 1), F: () => seek("finding", -1),
+        p: () => seek("penalty", 1), P: () => seek("penalty", -1), r: () => seek("refused", 1), R: () => seek("refused", -1) };
       if (keys[e.key]) { e.preventDefault(); if (st.timer) setPlaying(false); keys[e.key](); }
     }
 
@@ -348,8 +572,8 @@ const KifuReplayer = (() => {
     document.addEventListener("keydown", onKey);
 
     const api = {
-      update(d) { setData(prepare(d)); },
-      destroy() { setPlaying(false); clearTimeout(st.reportTimer); document.removeEventListener("keydown", onKey); },
+      update(d) { if (!st.data || st.data.id !== d.id) st.crossing = false; setData(prepare(d)); },
+      destroy() { setPlaying(false); clearTimeout(st.reportTimer); clearTimeout(st.noteTimer); document.removeEventListener("keydown", onKey); },
       state() { return { at: st.at, seq: st.visible.length ? st.data.frames[st.visible[st.at]].seq : null }; },
     };
     api.update(data);
@@ -367,5 +591,5 @@ const KifuReplayer = (() => {
     return d;
   }
 
-  return { renderers, mount, el, name, short, fmt };
+  return { renderers, series, mount, el, name, short, fmt };
 })();

@@ -107,11 +107,20 @@
       const hand = el("div", "ut-hand");
       const gained = multiset((frame.gained || {})[code]);
       const kind = frame.event === "penalty" ? "penalty" : "gained";
-      for (const c of cards) {
-        if (hidden) { hand.appendChild(el("span", "kc back")); continue; }
+      // the cards the player to act may play, by the profile's rules (frame.board.playable: indexes into the hand)
+      const can = b.to_act === code && Array.isArray(b.playable) ? new Set(b.playable) : null;
+      cards.forEach((c, i) => {
+        if (hidden) { hand.appendChild(el("span", "kc back")); return; }
         let extra = "";
         if (gained[c]) { gained[c] -= 1; extra = kind; }
-        hand.appendChild(card(el, c, L, extra));
+        if (can && can.has(i)) extra += (extra ? " " : "") + "playable";
+        const e = card(el, c, L, extra);
+        if (can && can.has(i)) { e.title += " · " + L("playable"); e.setAttribute("aria-label", e.title); }
+        hand.appendChild(e);
+      });
+      if (can && !hidden) {
+        const m = seat.querySelector(".ut-meta");
+        if (m) m.appendChild(el("span", "ut-can", " · " + fmt(L("playable_n"), { n: can.size })));
       }
       seat.appendChild(hand);
       table.appendChild(seat);
@@ -201,3 +210,16 @@
     return null;
   }
 })();
+
+/* The UNO graph: cards in hand per player over the round, or their points as the profile scores them. */
+KifuReplayer.series["algori-uno"] = {
+  modes: [["graph", "graph_cards"], ["graph_points", "graph_pts"]],
+  values(frame, mode, data) {
+    const b = frame.board || {};
+    return (data.players || []).map((p) => {
+      if (mode === 1) { const v = (b.points || {})[p.code]; return typeof v === "number" ? v : null; }
+      const h = (b.hands || {})[p.code];
+      return Array.isArray(h) ? h.length : null;
+    });
+  },
+};

@@ -111,8 +111,9 @@ def test_hostile_bot_names_stay_text(app: App, tmp_path: Path) -> None:
 def test_link_to_an_action_the_game_does_not_have(app: App, all_db: Path) -> None:
     match = match_of(all_db, "put-on")
     at = app(all_db, "chaser_board", match=match, seq="999")
-    assert [w.value for w in at.warning] == [
-        "Action 999 does not exist in this game (it has actions 0–15); showing action 15."]
-    assert replay(at)["jump"]["seq"] == 15
+    assert [e.value for e in at.error] == [
+        "This game has no action 999 (its actions are numbered 0–15). The link names nothing to show."]
+    with pytest.raises(LookupError):
+        replay(at)  # nothing else shown
     at = app(all_db, "chaser_board", match=match, seq="5")
     assert not at.warning and replay(at)["jump"]["seq"] == 5

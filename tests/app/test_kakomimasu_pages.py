@@ -150,12 +150,12 @@ def test_hostile_player_ids_stay_text(app: App, tmp_path: Path) -> None:
 
 def test_link_to_a_turn_the_game_does_not_have(app: App, mixed_db: Path) -> None:
     at = app(mixed_db, "kakomimasu_board", match=GAME22, turn="999")
-    assert [w.value for w in at.warning] == [
-        "Turn 999 does not exist in this game (it has turns 0–10); showing turn 10."]
-    assert replay(at)["jump"]["seq"] == 10
+    assert [e.value for e in at.error] == [
+        "This game has no turn 999 (its turns are 0–10). The link names nothing to show."]
+    with pytest.raises(LookupError):
+        replay(at)  # nothing else shown
     at = app(mixed_db, "kakomimasu_board", match=GAME22, turn="abc")
-    assert [w.value for w in at.warning] == ["Turn abc does not exist in this game (it has turns 0–10); showing turn 0."]
-    assert replay(at)["jump"]["seq"] == 0
+    assert [e.value for e in at.error] == ["This game has no turn abc (its turns are 0–10). The link names nothing to show."]
     at = app(mixed_db, "kakomimasu_board", match=GAME22, turn="7")  # a turn that exists: no message
     assert not at.warning and replay(at)["jump"]["seq"] == 7
 

@@ -100,7 +100,7 @@ def test_following_shows_the_newest_round_and_event_until_another_round_is_picke
     newest = con.execute("select max(round_no) from events where match_id = ?", [playing]).fetchone()[0]
     con.close()
     assert at.selectbox(key="rb.round").value == newest
-    assert at.query_params["round"] == str(newest) and at.query_params["seq"] == str(CUT)
+    assert at.query_params["round"] == str(newest) and at.query_params["event"] == str(CUT)
     assert at.query_params["follow"] == "1"
     assert any("Following the match" in t for t in _texts(at))
     at.selectbox(key="rb.round").set_value(5).run()  # the user looks back
@@ -112,4 +112,4 @@ def test_the_matches_page_link_follows_the_match(app: App, live_db: tuple[Path, 
     db, playing, _finished = live_db
     at = app(db, "round_browser", match=playing, follow="1")
     assert at.toggle[0].value is True
-    assert at.query_params["seq"] == str(CUT)
+    assert at.query_params["event"] == str(CUT)

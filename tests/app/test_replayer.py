@@ -109,46 +109,7 @@ def test_visible_filters() -> None:
     assert frames.visible(fr, "refused", "b") == [2]
 
 
-# ---- links to a round, turn or event that does not exist: said so, and the nearest one shown
-
-
-def _warnings(at: Any) -> list[str]:
-    return [w.value for w in at.warning]
-
-
-def test_link_to_a_round_that_does_not_exist(app: Any, sample_db: Path) -> None:
-    from tests.app.test_pages import replay
-
-    at = app(sample_db, "round_browser", round="999")
-    assert _warnings(at) == ["Round 999 does not exist in this match (it has rounds 1–40); showing round 40."]
-    assert replay(at)["round"] == 40
-    at = app(sample_db, "round_browser", round="five")
-    assert _warnings(at) == ["Round five does not exist in this match (it has rounds 1–40); showing round 1."]
-    assert replay(at)["round"] == 1
-    at = app(sample_db, "round_browser", round="5", seq="649")  # a link that exists: no message
-    assert _warnings(at) == [] and replay(at)["jump"]["seq"] == 649
-
-
-def test_link_to_a_turn_or_event_the_round_does_not_have(app: Any, sample_db: Path) -> None:
-    from tests.app.test_pages import replay
-
-    at = app(sample_db, "round_browser", round="5", turn="999")
-    data = replay(at)
-    turns = [f["turn"] for f in data["frames"] if f["turn"] is not None]
-    last = max(turns)
-    assert _warnings(at) == [f"Turn 999 does not exist in round 5 (it has turns {min(turns)}–{last}); showing turn {last}."]
-    assert data["jump"]["seq"] == next(f["seq"] for f in data["frames"] if f["turn"] == last)
-    at = app(sample_db, "round_browser", round="5", seq="99999999")
-    data = replay(at)
-    seqs = [f["seq"] for f in data["frames"]]
-    assert _warnings(at) == [f"Event 99999999 is not part of round 5 (its events are numbered {min(seqs)}–{max(seqs)} "
-                             "in the log); showing the nearest one."]  # fmt: skip
-    assert data["jump"]["seq"] == max(seqs)
-
-
-def test_missing_round_message_in_japanese(app: Any, sample_db: Path) -> None:
-    at = app(sample_db, "round_browser", round="999", lang="ja")
-    assert _warnings(at) == ["この試合に第 999 対戦はありません（あるのは第 1–40 対戦）。第 40 対戦を表示します。"]
+# ---- links to a round, turn or event that does not exist: refused (tests/app/test_board_replayer.py)
 
 
 def test_replayer_labels_are_translated() -> None:

@@ -41,5 +41,5 @@ def test_replay_steps_actions_on_the_map(page: Any, chaser_url: tuple[str, Path]
     expect(page.locator(".kr-sentence")).to_contain_text("put a block on idle_h")
     # the block on Hot's cell (7, 11)
     assert "block" in page.locator(".ch-cell[data-x='7'][data-y='11']").get_attribute("class")
-    page.wait_for_url(lambda u: "seq=15" in u, timeout=10_000)
+    page.wait_for_url(lambda u: "event=15" in u, timeout=10_000)
     screenshot(page, "chaser-replay")

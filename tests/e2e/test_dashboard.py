@@ -70,7 +70,7 @@ def test_new_user_journey(page: Any, empty_app: str) -> None:
     expect(board).to_contain_text("Misbehaver")
     expect(board).to_contain_text("draw pile")
     seq = page.locator(".kr").get_attribute("data-seq")
-    page.wait_for_url(lambda u: f"seq={seq}" in u and "round=1" in u, timeout=10_000)
+    page.wait_for_url(lambda u: f"event={seq}" in u and "round=1" in u, timeout=10_000)
     screenshot(page, "round_browser")
     # the URL reopens the same view
     url = page.url

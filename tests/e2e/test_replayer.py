@@ -59,7 +59,7 @@ def test_autoplay_runs_and_stops(page: Any, app_url: str) -> None:
     page.wait_for_timeout(300)
     assert _seq(page) == stopped
     # the place where autoplay stopped reaches the URL
-    page.wait_for_url(lambda u: f"seq={stopped}" in u, timeout=10_000)
+    page.wait_for_url(lambda u: f"event={stopped}" in u, timeout=10_000)
 
 
 def test_deep_links_both_ways(page: Any, app_url: str) -> None:
@@ -69,7 +69,7 @@ def test_deep_links_both_ways(page: Any, app_url: str) -> None:
     expect(page.locator(".kr-title")).to_contain_text("Round 7")
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
-    page.wait_for_url(lambda u: "seq=1002" in u and "round=7" in u, timeout=10_000)
+    page.wait_for_url(lambda u: "event=1002" in u and "round=7" in u, timeout=10_000)
     wait_for_app(page)
     assert _seq(page) == 1002  # the rerun after the report does not move the board
     url = page.url
