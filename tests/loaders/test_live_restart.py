@@ -1,0 +1,174 @@
+"""``kifu watch`` restarted while behind commits at once and keeps committing in bounded batches; readers
+never wait at the gate for an ingest or for page runs already reading (``docs/live.md``)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from loaders.core.feeds import follow_path
+from loaders.live import watch
+from loaders.live.watch import Watcher
+from queries import sharing as live
+from tests.conftest import REPO, fixture_path
+from tests.conftest import ingest as ingest_files
+from tests.loaders.test_watch import _round_cut, assert_same, count_events, lines_of
+
+
+def _kifu_watch(log: Path, db: Path, *extra: str) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "kifu.cli", "watch", str(log), "--db", str(db), "--no-status", "--poll", "0.05",
+           "--format", "json", *extra]  # fmt: skip
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+
+
+def _wait_more(db: Path, than: int, proc: subprocess.Popen[bytes], within: float) -> float:
+    """Seconds until the database holds more than ``than`` events (fails after ``within``)."""
+    started = time.monotonic()
+    while time.monotonic() - started < within:
+        assert proc.poll() is None, "the watcher ended"
+        if db.exists() and count_events(db) > than:
+            return time.monotonic() - started
+        time.sleep(0.1)
+    raise AssertionError(f"no batch committed within {within} s of the start")
+
+
+def test_every_restart_commits_within_seconds(tmp_path: Path) -> None:
+    """A long backlog, a tiny batch bound, SIGKILL right after each first commit: every restart commits new
+    events within seconds (it continues the match from its resume point, in batches of 300 records)."""
+    lines = _round_cut(lines_of(fixture_path("demo4_skipbind2_300")), 40)
+    log, db = tmp_path / "Dealer 1-D-00000001.log", tmp_path / "w.duckdb"
+    log.write_bytes(b"".join(lines))  # the whole backlog is there before the first start
+    stored = 0
+    for _ in range(2):  # the first start, then a restart continuing the match
+        proc = _kifu_watch(log, db, "--batch-records", "300")
+        try:
+            _wait_more(db, stored, proc, within=20.0)
+        finally:
+            proc.kill()
+            proc.wait()
+        now = count_events(db)
+        assert stored < now < len(lines), "each start commits, and a bounded batch, not the whole backlog"
+        stored = now
+    assert live.resume_file(db).exists()
+
+
+def test_a_continued_match_resumes_from_its_point_and_equals_a_one_shot_ingest(tmp_path: Path) -> None:
+    lines = _round_cut(lines_of(fixture_path("demo4_skipbind2_300")), 30)
+    log, db = tmp_path / "Dealer 1-D-00000001.log", tmp_path / "w.duckdb"
+    log.write_bytes(b"".join(lines[: len(lines) // 2]))
+    first = Watcher(db, [follow_path(log)])
+    first.batch(first.poll())
+    first._writer.release(checkpoint=False)  # as if killed after its commit: nothing closed
+    for f in first.feeds:
+        f.close()
+    log.write_bytes(b"".join(lines))
+    before = watch._Assembler.resumed_from_points
+    second = Watcher(db, [follow_path(log)])
+    while items := second.poll():
+        second.batch(items)
+    assert watch._Assembler.resumed_from_points == before + 1  # no replay of the stored events
+    second.batch([], final=True)
+    second._writer.release(checkpoint=True)
+    whole = tmp_path / "whole.log"
+    whole.write_bytes(b"".join(lines))
+    ingest_files(tmp_path / "one.duckdb", whole)
+    assert_same(db, tmp_path / "one.duckdb")
+
+
+def test_a_stale_point_is_not_used(tmp_path: Path) -> None:
+    """A point of other events (the stored match changed since) is ignored: the stored events are replayed."""
+    lines = _round_cut(lines_of(fixture_path("demo4_skipbind2_300")), 12)
+    log, db = tmp_path / "a.log", tmp_path / "w.duckdb"
+    log.write_bytes(b"".join(lines[: len(lines) // 2]))
+    w = Watcher(db, [follow_path(log)])
+    w.batch(w.poll())
+    w._writer.release(checkpoint=False)
+    points = watch._load_points(live.resume_file(db))
+    assert len(points) == 1
+    for p in points.values():
+        p["last"] = "0" * 32  # as if the newest stored line were another one
+    watch._store_points(live.resume_file(db), points)
+    log.write_bytes(b"".join(lines))
+    before = watch._Assembler.resumed_from_points
+    w2 = Watcher(db, [follow_path(log)])
+    w2.batch(w2.poll())
+    w2._writer.release(checkpoint=False)
+    assert watch._Assembler.resumed_from_points == before
+    assert count_events(db) == len(lines)
+
+
+#: A page run in another process: the file opened read-only through the gate, held until killed.
+READER = ("import sys, time, duckdb\nfrom queries import sharing\nwith sharing.read_gate(sys.argv[1]):\n"
+          "    con = duckdb.connect(sys.argv[1], read_only=True)\nprint('in', flush=True)\ntime.sleep(60)\n")
+
+
+def test_a_batch_gives_way_to_a_page_run_already_reading(tmp_path: Path) -> None:
+    """A reader holds the file: the batch is put off after the grace (the gate open again for the next
+    reader at once), and goes through once the reader has let go."""
+    db = tmp_path / "w.duckdb"
+    duckdb.connect(str(db)).close()
+    with live.watching(db):
+        writer = live.Writer(db)
+        reader = subprocess.Popen([sys.executable, "-c", READER, str(db)], stdout=subprocess.PIPE, cwd=REPO,
+                                  env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+        assert reader.stdout is not None and reader.stdout.readline().strip() == b"in"
+        try:
+            started = time.monotonic()
+            with pytest.raises(live.Deferred):
+                with writer.batch(insist=False):
+                    pass
+            assert time.monotonic() - started < live.GRACE_S + 2.0
+            with live.read_gate(db, timeout=0.5) as there:  # the gate is open: another reader goes in at once
+                assert there
+        finally:
+            reader.kill()
+            reader.wait()
+        with writer.batch(insist=False) as con:
+            con.execute("create table t (x int)")
+        writer.release(checkpoint=True)
+
+
+def test_readers_do_not_wait_for_an_ingest_holding_the_lock(tmp_path: Path) -> None:
+    """The watcher holds the file between batches; an ingest holds ``<db>.lock`` (swapping a file in): the
+    watcher's next batch lets go of the file before it waits for the lock, so a reader gets in meanwhile."""
+    db = tmp_path / "w.duckdb"
+    duckdb.connect(str(db)).close()
+    with live.watching(db):
+        writer = live.Writer(db)
+        with writer.batch() as con:  # the file open, the gate held, as between two batches
+            con.execute("create table t (x int)")
+        lock = open(db.with_name(db.name + ".lock"), "a+")  # noqa: SIM115 - an ingest's hold on the lock
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = threading.Event()
+
+        def next_batch() -> None:
+            with writer.batch() as con:
+                con.execute("insert into t values (1)")
+            done.set()
+
+        t = threading.Thread(target=next_batch)
+        t.start()
+        try:
+            deadline = time.monotonic() + 5.0
+            while writer.con is not None and time.monotonic() < deadline:
+                time.sleep(0.01)
+            with live.read_gate(db, timeout=1.0) as there:
+                assert there
+                reader = duckdb.connect(str(db), read_only=True)
+            assert reader.execute("select count(*) from t").fetchone() == (0,)
+            reader.close()
+            assert not done.is_set()  # the batch still waits for the ingest
+        finally:
+            lock.close()
+        t.join(10)
+        assert done.is_set()
+        writer.release(checkpoint=True)
