@@ -57,7 +57,7 @@ RETRY_S = 0.02
 #: every page that comes after it wait for it through the watcher.  Once batches have been put off for
 #: :data:`DEFER_MAX_S` the watcher waits for the file however long it takes (a batch is never starved).
 GRACE_S = 0.3
-DEFER_MAX_S = 5.0
+DEFER_MAX_S = 10.0
 #: The write-ahead log's size at which DuckDB checkpoints a watcher's batches into the file.
 WAL_CHECKPOINT = "8MB"  # 1MB: checkpoints 8× as often, a database 5× as large before compaction
 
@@ -340,6 +340,48 @@ def open_read_only(db: str | Path) -> duckdb.DuckDBPyConnection:
                 raise
             time.sleep(RETRY_S)
     return queries.connect(db, read_only=True)
+
+
+@contextmanager
+def snapshot(db: str | Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """``db`` read-only for a long read (``kifu export``): while a ``kifu watch`` writes it, a private copy of
+    the file and its write-ahead log, taken in the moment the watcher has let go of the file (a copy at disk
+    speed), so that the watcher is kept out for that moment only, not for the whole read — and the pages with
+    it.  Without a watcher the file itself (an ingest swaps a new file in beside it: the read goes on in the
+    old one).  Raises ``queries.DatabaseError`` as :func:`open_read_only` does."""
+    db = Path(db)
+    if not watcher_present(db):
+        con = open_read_only(db)
+        try:
+            yield con
+        finally:
+            con.close()
+        return
+    copy = db.with_name(f"{db.name}.snapshot-{os.getpid()}.tmp")
+    wal, copy_wal = db.with_name(db.name + ".wal"), copy.with_name(copy.name + ".wal")
+    try:
+        held = open_read_only(db)  # through the gate: the watcher lets go; while it is open nothing writes the file
+        try:
+            shutil.copyfile(db, copy)
+            if wal.exists():
+                shutil.copyfile(wal, copy_wal)
+        finally:
+            held.close()
+        con = queries.connect(copy, read_only=True)
+    except OSError as exc:
+        copy.unlink(missing_ok=True)
+        copy_wal.unlink(missing_ok=True)
+        raise DatabaseError(storage_problem(exc, db) or f"cannot copy {db} for reading ({exc})") from None
+    except BaseException:
+        copy.unlink(missing_ok=True)
+        copy_wal.unlink(missing_ok=True)
+        raise
+    try:
+        yield con
+    finally:
+        con.close()
+        copy.unlink(missing_ok=True)
+        copy_wal.unlink(missing_ok=True)
 
 
 def free_share(con: duckdb.DuckDBPyConnection) -> float:

@@ -385,6 +385,12 @@ class Watcher:
             self._save_points(con, final)
         self._identity = self._writer.identity
         self._since_compact += 1
+        self.status.batches += 1
+        stored_at = time.time()
+        out = [self._finding(row, stored_at) for row in told]
+        self.status.findings += len(out)
+        for f in out:  # told as soon as stored: before a compaction, which takes a copy's time
+            self.on_finding(f)
         if (final or self._ended) and self._since_compact:
             self._since_compact = 0
             self._writer.release(checkpoint=True)
@@ -394,12 +400,6 @@ class Watcher:
         if self._rewind_after:
             self._rewind_after = False
             self._rewind()
-        self.status.batches += 1
-        stored_at = time.time()
-        out = [self._finding(row, stored_at) for row in told]
-        self.status.findings += len(out)
-        for f in out:
-            self.on_finding(f)
         return out
 
     def _capture(self, store: Store) -> list[tuple[Any, ...]]:

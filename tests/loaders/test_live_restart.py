@@ -172,3 +172,39 @@ def test_readers_do_not_wait_for_an_ingest_holding_the_lock(tmp_path: Path) -> N
         t.join(10)
         assert done.is_set()
         writer.release(checkpoint=True)
+
+
+#: A long read in another process (``kifu export``): counts, waits for a line on stdin, counts again.
+SNAPSHOT = ("import sys\nfrom queries import sharing\nwith sharing.snapshot(sys.argv[1]) as con:\n"
+            "    q = 'select count(*) from t'\n    print(con.execute(q).fetchone()[0], flush=True)\n"
+            "    sys.stdin.readline()\n    print(con.execute(q).fetchone()[0], flush=True)\n")
+
+
+def test_a_long_read_keeps_the_watcher_out_only_while_it_copies(tmp_path: Path) -> None:
+    """``kifu export`` reads a snapshot while a watcher writes: the watcher writes its next batch while the
+    export still reads, and the export sees the database as it was when it started."""
+    db = tmp_path / "w.duckdb"
+    duckdb.connect(str(db)).close()
+    with live.watching(db):
+        writer = live.Writer(db)
+        with writer.batch() as con:
+            con.execute("create table t (x int)")
+            con.execute("insert into t values (1)")
+        reader = subprocess.Popen([sys.executable, "-c", SNAPSHOT, str(db)], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+        assert reader.stdin is not None and reader.stdout is not None
+        try:
+            assert reader.stdout.readline().strip() == b"1"  # the watcher let go of the file for the copy
+            with writer.batch(insist=False) as con:  # and writes again at once, the long read still going on
+                con.execute("insert into t values (2)")
+            reader.stdin.write(b"go\n")
+            reader.stdin.flush()
+            assert reader.stdout.readline().strip() == b"1"  # the database as the read started
+            assert reader.wait(30) == 0
+        finally:
+            reader.kill()
+        assert not list(tmp_path.glob("*.snapshot-*"))
+        writer.release(checkpoint=True)
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("select count(*) from t").fetchone() == (2,)
+    con.close()
