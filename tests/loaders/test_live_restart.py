@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import select
 import subprocess
 import sys
 import threading
@@ -194,6 +195,10 @@ def test_a_long_read_keeps_the_watcher_out_only_while_it_copies(tmp_path: Path) 
                                   stdout=subprocess.PIPE, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
         assert reader.stdin is not None and reader.stdout is not None
         try:
+            deadline = time.monotonic() + 20
+            while not select.select([reader.stdout], [], [], 0.02)[0]:  # the watcher's loop, between batches
+                writer.yield_to_readers()
+                assert time.monotonic() < deadline, "the long read did not start"
             assert reader.stdout.readline().strip() == b"1"  # the watcher let go of the file for the copy
             with writer.batch(insist=False) as con:  # and writes again at once, the long read still going on
                 con.execute("insert into t values (2)")
