@@ -246,7 +246,8 @@ class Watcher:
                             self.batch(take, bounded=True)
                         except live.Deferred:  # page runs still read: they finish first, the lines wait
                             deferred = deferred if deferred is not None else now
-                            self.status.waiting = "page runs reading: the batch waits for them"
+                            if now - deferred > 2.0:  # said as a wait for readers was said before: after 2 s
+                                self.status.waiting = "page runs reading: the batch waits for them"
                             time.sleep(self.poll_s)
                         else:
                             deferred = None
