@@ -213,3 +213,19 @@ def test_a_long_read_keeps_the_watcher_out_only_while_it_copies(tmp_path: Path) 
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("select count(*) from t").fetchone() == (2,)
     con.close()
+
+
+def test_the_status_says_lag_behind_the_writer_and_events_per_second(tmp_path: Path) -> None:
+    w = Watcher(tmp_path / "w.duckdb", [])
+    w.started = time.time() - 60
+    w._tick()
+    assert w.status.lag_s == 0.0 and w.status.rate == 0.0  # nothing written, nothing waits
+    w._pending_seen = [time.time() - 2.0]  # a line read two seconds after it was written, not stored yet
+    w._rates = [(time.monotonic() - 1.0, 400), (time.monotonic() - 0.5, 100)]
+    w._tick()
+    assert 1.9 <= (w.status.lag_s or 0) < 3.0
+    assert w.status.rate == pytest.approx(500 / watch.RATE_S)
+    w._pending_seen, w._backlog_since = [], time.time() - 4.0  # bytes written and not read yet, since 4 s
+    w._tick()
+    assert 3.9 <= (w.status.lag_s or 0) < 5.0
+    assert w.lag_s() == w.status.lag_s
