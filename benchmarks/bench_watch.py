@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(os.environ.get("KIFU_BENCH_REPO") or Path(__file__).resolve().parents[1]).resolve()  # another checkout: measured the same way
 sys.path.insert(0, str(REPO))
 
 from kifu.replay_log import replay_to_file  # noqa: E402
@@ -112,13 +112,21 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--speed", type=float, default=20.0)
     ap.add_argument("--cpu-seconds", type=float, default=120.0)
+    ap.add_argument("--parts", default="1,2,3", help="which parts to run (4: restarts under kills; default: %(default)s)")
+    ap.add_argument("--kill-every", type=float, default=10.0, help="part 4: seconds between two SIGKILLs")
     args = ap.parse_args()
+    parts = {int(p) for p in args.parts.split(",") if p.strip()}
     lines = cut_rounds(args.log, args.rounds)
     tmp = Path(tempfile.mkdtemp(prefix="kifu-bench-watch-"))
     src = tmp / "recorded.jsonl"
     src.write_bytes(b"\n".join(lines) + b"\n")
     size_mb = src.stat().st_size / 1e6
     print(f"log: {args.log.name}, first {args.rounds} rounds: {len(lines):,} lines, {size_mb:.1f} MB")
+
+    if 4 in parts:
+        kills(src, tmp, len(lines), args.kill_every)
+    if 1 not in parts:
+        return 0
 
     # 1. latency at ×speed
     out, db = tmp / "Dealer-D-00000001.log", tmp / "paced.duckdb"
@@ -137,6 +145,9 @@ def main() -> int:
     print(f"\n1. ×{args.speed:g} pace ({wall:.0f} s of writing): {len(w.found):,} findings printed")
     print(f"   line written → finding printed: p50 {pct(lat, .5) * 1000:.0f} ms · p95 {pct(lat, .95) * 1000:.0f} ms · "
           f"max {max(lat, default=float('nan')) * 1000:.0f} ms   (target p95 ≤ 1000 ms)")  # fmt: skip
+
+    if 2 not in parts:
+        return 0
 
     # 2. as fast as the writer can go, against a one-shot ingest
     out2, db2, one = tmp / "fast.log", tmp / "fast.duckdb", tmp / "one.duckdb"
@@ -161,6 +172,9 @@ def main() -> int:
           f"one-shot kifu ingest --jobs 1: {one_s:.1f} s (watch / ingest {done / one_s:.2f}×)")
     print(f"   tables equal to the one-shot ingest (lineage aside): {'yes' if same else 'NO'}")
     print(f"   database size: watched {a:.1f} MB, one-shot {b:.1f} MB ({(a / b - 1) * 100:+.1f} %; target within ±10 %)")
+
+    if 3 not in parts:
+        return 0
 
     # 3. CPU at the dealer's pace
     out3, db3 = tmp / "real-pace.log", tmp / "real.duckdb"
@@ -189,6 +203,34 @@ def main() -> int:
     print(f"\n3. ×1 (the dealer's pace), {span:.0f} s: {n:,} events stored, watcher CPU {cpu:.2f} s = "
           f"{cpu / span * 100:.1f} % of one core (target ≤ 10 %)")
     return 0
+
+
+def kills(src: Path, tmp: Path, n_lines: int, every: float) -> None:
+    """4. The whole log there before the start; the watcher SIGKILLed every ``every`` s and started again
+    until it has stored every line: the events each start added (every restart should add some)."""
+    log, db = tmp / "killed.log", tmp / "killed.duckdb"
+    log.write_bytes(src.read_bytes())
+    added: list[int] = []
+    t = time.monotonic()
+    while True:
+        before = events(db)
+        w = Watch(log, db)
+        deadline = time.monotonic() + every
+        while time.monotonic() < deadline and events(db) < n_lines:
+            time.sleep(0.2)
+        if events(db) >= n_lines:
+            w.stop()
+            added.append(events(db) - before)
+            break
+        w.proc.kill()
+        w.proc.wait()
+        added.append(events(db) - before)
+        if len(added) >= 60:
+            break
+    total = time.monotonic() - t
+    print(f"\n4. SIGKILL every {every:g} s, the log ({n_lines:,} lines) there from the start: {len(added)} starts, "
+          f"all stored after {total:.0f} s; starts that added nothing: {sum(1 for a in added if a <= 0)}")
+    print(f"   events added per start: {added}")
 
 
 if __name__ == "__main__":

@@ -227,7 +227,8 @@ def _open_database(db: Path) -> Iterator[Any]:
     except SettingError as exc:
         raise ExportError(str(exc)) from None
     try:
-        con = live.open_read_only(db)
+        opened = live.snapshot(db)  # a watcher writing it is kept out for a file copy's time, not the export's
+        con = opened.__enter__()
     except queries.DatabaseError as exc:
         raise ExportError(terminal(exc), status=1 if "locked" in str(exc) else 2) from None
     try:
@@ -238,7 +239,7 @@ def _open_database(db: Path) -> Iterator[Any]:
             raise ExportError(terminal(exc)) from None
         yield con
     finally:
-        con.close()
+        opened.__exit__(None, None, None)
 
 
 # ---- the lake side ---------------------------------------------------------------------------------------

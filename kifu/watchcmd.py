@@ -42,6 +42,11 @@ def add_arguments(p: argparse.ArgumentParser, db_default: str) -> None:
     p.add_argument("--settle", type=float, default=2.0, metavar="SECONDS",
                    help="how long a CHaser log or a file read whole must stay unchanged before it is read "
                    "(default: %(default)s)")  # fmt: skip
+    p.add_argument("--batch-records", type=int, default=None, metavar="N",
+                   help="records in one batch at the most (default: 4000; a backlog goes in several batches, each "
+                   "committed at once)")  # fmt: skip
+    p.add_argument("--batch-seconds", type=float, default=None, metavar="SECONDS",
+                   help="how long one batch takes records at the most (default: 1.0)")
     p.add_argument("--no-status", action="store_true", help="no status line on stderr")
     add_network_arguments(p, watch=True)
 
@@ -209,6 +214,11 @@ def run(args: argparse.Namespace, mongo_uri: str | None, out: TextIO = sys.stdou
     if args.poll <= 0 or args.settle < 0:
         print("kifu watch: --poll must be more than 0 and --settle at least 0", file=err)
         return 2
+    batch_records = getattr(args, "batch_records", None)
+    batch_seconds = getattr(args, "batch_seconds", None)
+    if (batch_records is not None and batch_records < 1) or (batch_seconds is not None and batch_seconds <= 0):
+        print("kifu watch: --batch-records must be at least 1 and --batch-seconds more than 0", file=err)
+        return 2
     ruleset = None
     if args.ruleset:
         from rules.uno.profile import get as get_profile
@@ -224,8 +234,11 @@ def run(args: argparse.Namespace, mongo_uri: str | None, out: TextIO = sys.stdou
     except SourceError as exc:
         print(f"kifu watch: {terminal(exc)}", file=err)
         return 2
+    from loaders.live.watch import BATCH_MAX_S, MAX_BATCH
+
     watcher = Watcher(args.db, feed_list, ruleset=ruleset, on_finding=printer.finding, on_note=printer.note,
-                      poll_s=args.poll)  # fmt: skip
+                      poll_s=args.poll, max_batch=batch_records or MAX_BATCH,
+                      batch_max_s=batch_seconds or BATCH_MAX_S)  # fmt: skip
     stopped: list[int] = []
 
     def on_signal(signum: int, frame: Any) -> None:

@@ -52,6 +52,12 @@ from queries import DatabaseError
 READ_WAIT_S = 10.0
 #: Pause between two tries to open a file that readers still hold.
 RETRY_S = 0.02
+#: How long a batch waits, the gate closed, for the page runs already reading to let go of the file before it
+#: opens the gate again and tries later (:class:`Deferred`): a page run that has just started must not make
+#: every page that comes after it wait for it through the watcher.  Once batches have been put off for
+#: :data:`DEFER_MAX_S` the watcher waits for the file however long it takes (a batch is never starved).
+GRACE_S = 0.3
+DEFER_MAX_S = 10.0
 #: The write-ahead log's size at which DuckDB checkpoints a watcher's batches into the file.
 WAL_CHECKPOINT = "8MB"  # 1MB: checkpoints 8× as often, a database 5× as large before compaction
 
@@ -66,6 +72,11 @@ def gate_file(db: Path) -> Path:
 
 def want_file(db: Path) -> Path:
     return db.with_name(db.name + ".watch.want")
+
+
+def resume_file(db: Path) -> Path:
+    """Where ``kifu watch`` keeps the replay state of the matches it follows (``loaders.live.watch``)."""
+    return db.with_name(db.name + ".watch.resume")
 
 
 def watcher_present(db: str | Path) -> bool:
@@ -182,6 +193,10 @@ def read_gate(db: str | Path, timeout: float = READ_WAIT_S) -> Iterator[bool]:
         yield True
 
 
+class Deferred(Exception):
+    """A batch put off: page runs were still reading after :data:`GRACE_S` (the gate is open again)."""
+
+
 class Writer:
     """The watcher's hold on the database file: opened for a batch, kept open between batches while no
     reader wants the file (:meth:`yield_to_readers`), closed for readers, for a compaction, and at the end."""
@@ -195,15 +210,23 @@ class Writer:
         self.opened = 0  # times the file was opened (a figure for benchmarks)
 
     @contextmanager
-    def batch(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """The connection for one batch, under ``<db>.lock`` (a swap waits for the batch, and the reverse)."""
+    def batch(self, insist: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The connection for one batch, under ``<db>.lock`` (a swap waits for the batch, and the reverse).
 
-        with db_lock(self.db, self.waiting):
+        While another run holds ``<db>.lock`` (an ingest swapping a new file in), the file is let go first:
+        readers never wait at the gate for an ingest.  ``insist=False``: raise :class:`Deferred` when page
+        runs still read after :data:`GRACE_S` (the gate opened again)."""
+
+        with db_lock(self.db, self.waiting, before_wait=lambda: self.release(checkpoint=False)):
             if self.con is not None and file_identity(self.db) != self.identity:
                 self.release(checkpoint=False)  # a swap put another file there: this one is no more
             if self.con is None:
                 self._take_gate()
-                self.con = _open_alone(self.db, self.waiting, None)
+                try:
+                    self.con = _open_alone(self.db, self.waiting, None, grace=None if insist else GRACE_S)
+                except Deferred:
+                    self.release(checkpoint=False)
+                    raise
                 self.con.execute("set wal_autocheckpoint = ?", [WAL_CHECKPOINT])
                 self.identity = file_identity(self.db)
                 self.opened += 1
@@ -280,8 +303,9 @@ def write_window(db: str | Path, *, waiting: Callable[[str], None] | None = None
 
 
 def _open_alone(db: Path, waiting: Callable[[str], None] | None,
-                stop: Callable[[], bool] | None) -> duckdb.DuckDBPyConnection:  # fmt: skip
-    """Open ``db`` for writing once the readers already inside have let go (the gate keeps new ones out)."""
+                stop: Callable[[], bool] | None, grace: float | None = None) -> duckdb.DuckDBPyConnection:  # fmt: skip
+    """Open ``db`` for writing once the readers already inside have let go (the gate keeps new ones out);
+    ``grace``: raise :class:`Deferred` when they still read after that many seconds."""
     told = False
     started = time.monotonic()
     while True:
@@ -293,6 +317,8 @@ def _open_alone(db: Path, waiting: Callable[[str], None] | None,
                 raise
             if stop is not None and stop():
                 raise
+            if grace is not None and time.monotonic() - started > grace:
+                raise Deferred(str(db)) from None
             if waiting is not None and not told and time.monotonic() - started > 2.0:
                 told = True
                 waiting(f"waiting for readers of {db} to let go of it (a dashboard page still running)")
@@ -316,6 +342,48 @@ def open_read_only(db: str | Path) -> duckdb.DuckDBPyConnection:
     return queries.connect(db, read_only=True)
 
 
+@contextmanager
+def snapshot(db: str | Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """``db`` read-only for a long read (``kifu export``): while a ``kifu watch`` writes it, a private copy of
+    the file and its write-ahead log, taken in the moment the watcher has let go of the file (a copy at disk
+    speed), so that the watcher is kept out for that moment only, not for the whole read — and the pages with
+    it.  Without a watcher the file itself (an ingest swaps a new file in beside it: the read goes on in the
+    old one).  Raises ``queries.DatabaseError`` as :func:`open_read_only` does."""
+    db = Path(db)
+    if not watcher_present(db):
+        con = open_read_only(db)
+        try:
+            yield con
+        finally:
+            con.close()
+        return
+    copy = db.with_name(f"{db.name}.snapshot-{os.getpid()}.tmp")
+    wal, copy_wal = db.with_name(db.name + ".wal"), copy.with_name(copy.name + ".wal")
+    try:
+        held = open_read_only(db)  # through the gate: the watcher lets go; while it is open nothing writes the file
+        try:
+            shutil.copyfile(db, copy)
+            if wal.exists():
+                shutil.copyfile(wal, copy_wal)
+        finally:
+            held.close()
+        con = queries.connect(copy, read_only=True)
+    except OSError as exc:
+        copy.unlink(missing_ok=True)
+        copy_wal.unlink(missing_ok=True)
+        raise DatabaseError(storage_problem(exc, db) or f"cannot copy {db} for reading ({exc})") from None
+    except BaseException:
+        copy.unlink(missing_ok=True)
+        copy_wal.unlink(missing_ok=True)
+        raise
+    try:
+        yield con
+    finally:
+        con.close()
+        copy.unlink(missing_ok=True)
+        copy_wal.unlink(missing_ok=True)
+
+
 def free_share(con: duckdb.DuckDBPyConnection) -> float:
     """The share of the database file's blocks that are free (space a compaction gives back)."""
     row = con.execute("select free_blocks, total_blocks from pragma_database_size()").fetchone()
@@ -333,8 +401,11 @@ def compact(db: str | Path, waiting: Callable[[str], None] | None = None) -> Non
 
     db = Path(db)
     tmp = db.with_name(db.name + ".compact.tmp")
-    with db_lock(db, waiting), _gate(db, fcntl.LOCK_EX, None):
-        _open_alone(db, waiting, None).close()  # no reader inside, the log checkpointed
+    with db_lock(db, waiting):
+        with _gate(db, fcntl.LOCK_EX, None):
+            _open_alone(db, waiting, None).close()  # no reader inside, the log checkpointed into the file
+        # Readers may open the file again meanwhile: the copy reads it read-only, as they do, and nothing
+        # writes it (a batch or an ingest waits for <db>.lock); they read the new file from their next run.
         for p in (tmp, tmp.with_name(tmp.name + ".wal")):
             p.unlink(missing_ok=True)
         hub = duckdb.connect(":memory:")
@@ -377,8 +448,10 @@ def file_identity(db: str | Path) -> tuple[int, int] | None:
 
 
 @contextmanager
-def db_lock(db: Path, waiting: Callable[[str], None] | None = None) -> Iterator[Path]:
-    """Hold ``<db>.lock`` (of the real file); say what we wait for when another run holds it.
+def db_lock(db: Path, waiting: Callable[[str], None] | None = None,
+            before_wait: Callable[[], None] | None = None) -> Iterator[Path]:  # fmt: skip
+    """Hold ``<db>.lock`` (of the real file); say what we wait for when another run holds it (and call
+    ``before_wait`` first: a watcher lets go of the file so that readers do not wait with it).
 
     The holder may delete the lock file before it lets go (a run that made no database leaves no lock
     file): a run that was waiting then holds a file no longer in the folder, sees it (the path names
@@ -397,6 +470,8 @@ def db_lock(db: Path, waiting: Callable[[str], None] | None = None) -> Iterator[
             try:
                 fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
+                if before_wait is not None:
+                    before_wait()
                 if waiting is not None and not told:
                     told = True
                     waiting(f"waiting for another Kifu ingest into {db} to finish (lock {lock})")

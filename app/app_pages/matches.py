@@ -181,11 +181,37 @@ def chaser_detail(match: str, row: Any, live: set[str]) -> None:
 DETAIL = {"algori-uno": uno_detail, "kakomimasu": kakomimasu_detail, "chaser": chaser_detail}
 
 
+def file_stamp() -> tuple[Any, ...]:
+    """The database as the file system sees it — the file and its write-ahead log (inode, size, time) and
+    whether a watcher is there: a refresh that finds it as before reads nothing from the database."""
+    path = ui.db_path()
+    out: list[Any] = [ui.watcher_present()]
+    for f in (path, path.with_name(path.name + ".wal")):
+        try:
+            st_ = f.stat()
+            out.append((st_.st_ino, st_.st_size, st_.st_mtime_ns))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
+def live_rows_now() -> tuple[Any, Any]:
+    """The match list and the live rows for a refresh: read only when the file changed since the last one
+    (a refresh of an unchanged database neither waits for the file nor makes the watcher wait)."""
+    stamp = file_stamp()
+    cached = st.session_state.get("matches.live.cache")
+    if cached is not None and cached[0] == stamp:
+        return cached[1], cached[2]
+    now, live_rows = q.match_list(con), ui.live_matches(con)
+    st.session_state["matches.live.cache"] = (stamp, now, live_rows)
+    return now, live_rows
+
+
 def tables() -> None:
     """The live strip, every game's table and the match picked: read again at every refresh while matches are
-    being played (the fragment below); a match that starts or ends reruns the whole page (sidebar included)."""
-    now = q.match_list(con)
-    live_rows = ui.live_matches(con)
+    being played (the fragment below) when the file changed; a match that starts or ends reruns the whole page
+    (sidebar included)."""
+    now, live_rows = live_rows_now()
     live = {str(m) for m in live_rows["match_id"]}
     if live != {str(m) for m in live_first["match_id"]} or set(now["match_id"]) != set(matches["match_id"]):
         st.rerun()  # the whole page: the sidebar's picker and labels, the refresh pace

@@ -15,6 +15,9 @@ by key and skipped, and a match being continued is replayed once from its stored
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +27,7 @@ from typing import Any
 import queries
 from common import __version__
 from loaders.games.uno import matches
+from loaders.games.uno.rows import Boards
 from rules.uno.log import RecordError, dumps
 from loaders.games import another_game, collectors
 from queries import sharing as live
@@ -32,12 +36,19 @@ from loaders.pipeline import RunReport, SourceReport, ingest_source, quarantine_
 from loaders.core.sources import Record
 from loaders.core.store import Store
 
-#: Records taken into one batch at the most (a backlog — a watcher started late — goes in several).
-MAX_BATCH = 20_000
+#: Records taken into one batch at the most (a backlog — a watcher started late or restarted — goes in
+#: several): a batch of new lines costs about 0.2 ms a record on an idle core, so a batch holds the file
+#: for about a second at the most, and a restarted watcher commits its first batch within a few seconds
+#: however long its backlog (measured: docs/live.md).
+MAX_BATCH = 4_000
 #: A batch at most this often (seconds): at the dealer's pace a batch holds a second or so of lines, so
 #: the fixed cost of a batch (opening the file, the inserts) is paid about once a second, while a
 #: finding is still printed within about a second of its line.
 BATCH_S = 0.5
+#: A batch takes records for this long at the most (seconds; the rest goes in the next one): the file is held
+#: for about this long, and a restarted watcher, however long its backlog, commits within about this long
+#: once it reaches lines not stored yet.
+BATCH_MAX_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -75,19 +86,74 @@ class Status:
     quarantined: int = 0
     findings: int = 0
     rate: float = 0.0  # events per second over the last few seconds
-    lag_s: float | None = None  # now minus the newest stored line's own time
+    lag_s: float | None = None  # how long the oldest line written and not stored yet has waited (0: none waits)
     behind: int = 0  # bytes written to the files followed and not read yet
     live: int = 0  # matches being played
     waiting: str | None = None  # what the watcher waits for, if anything
     problems: list[str] = field(default_factory=list)  # sources that cannot be read right now
 
 
+#: What a resume point keeps of an open match (besides its replay): what ``_resume`` would rebuild from
+#: the stored events (``matches._summarise`` over them).
+RESUME_FIELDS = ("rounds", "players", "finish", "current_round", "current_turn", "first_ms", "last_ms", "legacy",
+                 "seen_deal", "white_wild", "replay", "ruleset")  # fmt: skip
+
+
 class _Assembler(matches.Assembler):
-    """An ALGORI assembler kept open across batches (its store is the current batch's)."""
+    """An ALGORI assembler kept open across batches (its store is the current batch's).
+
+    ``points`` (match id -> resume point, :meth:`Watcher._save_points`): a match continued after a restart
+    takes its replay state from its point instead of replaying every stored event again — when the point
+    is of the very events stored (their number and the newest one's text), the same rules and Kifu."""
+
+    points: dict[str, dict[str, Any]] | None = None
+    resumed_from_points = 0
 
     def rebind(self, store: Store) -> None:
         self.store = store
         self.emit = store.add
+
+    def _resume(self, m: matches.MatchBuilder) -> None:
+        point = (self.points or {}).get(m.match_id or "")
+        state = _point_state(point, m, self) if point is not None else None
+        if state is None:
+            super()._resume(m)
+            return
+        m.resumed = True
+        for k, v in state.items():
+            setattr(m, k, v)
+        m.seq = m.existing
+        m.boards = Boards()  # as after a full resume: the next board stored is a keyframe
+        m.states_from = self.store.max_state_seq(m.match_id) if m.replay is not None else None
+        _Assembler.resumed_from_points += 1
+
+
+def _ruleset_key(ruleset: Any, validate: bool) -> str:
+    return f"{__version__}|{validate}|{getattr(ruleset, 'id', ruleset)}"
+
+
+def _last_line_hash(con: Any, match_id: str, seq: int) -> str | None:
+    """A digest of the stored raw line ``seq`` of ``match_id`` (None: not stored)."""
+    from queries.rawlines import lines
+
+    raw = lines(con, match_id, seq, seq).get(seq)
+    return None if raw is None else hashlib.blake2b(raw.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _point_state(point: dict[str, Any], m: matches.MatchBuilder, asm: _Assembler) -> dict[str, Any] | None:
+    """The match state a resume point holds, if it is of the events stored now (else None: replay them)."""
+    if not asm.validate or asm.rounds is not None or m.match_id is None:
+        return None
+    if point.get("seq") != m.existing or point.get("rules") != _ruleset_key(asm.ruleset, asm.validate):
+        return None
+    asm.store.flush()
+    if point.get("last") != _last_line_hash(asm.store.con, m.match_id, m.existing):
+        return None
+    try:
+        state = pickle.loads(point["state"])
+    except Exception:  # noqa: BLE001 - a point from another Kifu, or damaged: replay the stored events
+        return None
+    return state if isinstance(state, dict) and set(state) == set(RESUME_FIELDS) else None
 
 
 class Watcher:
@@ -95,7 +161,8 @@ class Watcher:
 
     def __init__(self, db: str | Path, feeds: list[Any], *, ruleset: Any = None, validate: bool = True,
                  on_finding: Callable[[Finding], None] | None = None, on_note: Callable[[str], None] | None = None,
-                 poll_s: float = 0.2, max_batch: int = MAX_BATCH, batch_s: float = BATCH_S) -> None:  # fmt: skip
+                 poll_s: float = 0.2, max_batch: int = MAX_BATCH, batch_s: float = BATCH_S,
+                 batch_max_s: float = BATCH_MAX_S) -> None:  # fmt: skip
         self.db = Path(db).resolve()
         self.feeds = feeds
         self.ruleset = ruleset
@@ -123,6 +190,15 @@ class Watcher:
         self._finished: set[str] = set()
         self._last_logged: int | None = None
         self._names: dict[str, dict[str, str | None]] = {}  # match -> player code -> name
+        self._points_path = live.resume_file(self.db)
+        self._points: dict[str, dict[str, Any]] = _load_points(self._points_path) if validate else {}
+        self._pending_seen: list[float] = []  # when each pending item was (at the latest) written
+        self._backlog_since: float | None = None  # since when the sources hold bytes not read yet
+        self._seen_open: set[str] = set()  # matches this watcher has had open (a point of one closed goes)
+        self._rewound = False
+        self._insist = True  # a batch waits for readers however long (run() lets it put the batch off a while)
+        self._carry: list[Any] = []  # the items a batch left for the next one (it had run for batch_max_s)
+        self.batch_max_s = batch_max_s
         self._stop = False
         self._writer = live.Writer(self.db, waiting=self._waiting)
         # Batches since the file was last compacted.  Small batches leave it larger than one ingest would
@@ -148,12 +224,42 @@ class Watcher:
             try:
                 pending: list[Any] = []
                 last = 0.0
+                polled = time.time()  # the previous poll: what the next one finds was written since
+                deferred: float | None = None  # since when batches are put off for readers
                 while not self._stop and not (until is not None and until()):
-                    pending += self.poll()
+                    if _records(pending) < self.max_batch:  # a backlog is read as fast as it is stored, no faster
+                        got = self.poll()
+                        pending += got
+                        self._pending_seen += [polled] * len(got)
+                        if self.status.behind and self._backlog_since is None:
+                            self._backlog_since = polled
+                        elif not self.status.behind:
+                            self._backlog_since = None
+                        polled = time.time()
                     now = time.monotonic()
                     if pending and (now - last >= self.batch_s or _records(pending) >= self.max_batch):
-                        self.batch(pending)
-                        pending, last = [], now
+                        take, rest = _split(pending, self.max_batch)
+                        first_seen = self._pending_seen[0]
+                        self._rewound = False
+                        self._insist = deferred is not None and now - deferred >= live.DEFER_MAX_S
+                        try:
+                            self.batch(take, bounded=True)
+                        except live.Deferred:  # page runs still read: they finish first, the lines wait
+                            deferred = deferred if deferred is not None else now
+                            if now - deferred > 2.0:  # said as a wait for readers was said before: after 2 s
+                                self.status.waiting = "page runs reading: the batch waits for them"
+                            time.sleep(self.poll_s)
+                        else:
+                            deferred = None
+                            pending = rest
+                            self._pending_seen = self._pending_seen[len(self._pending_seen) - len(pending):] if pending else []
+                            if self._rewound:  # the sources are read again from their start: what was read goes
+                                pending, self._pending_seen, self._rewound = [], [], False
+                            if self._carry:  # what the batch had no time for: first in the next one
+                                pending = self._carry + pending
+                                self._pending_seen = [first_seen] * len(self._carry) + self._pending_seen
+                                self._carry = []
+                            last = now
                     else:
                         time.sleep(self.poll_s)
                     self._writer.yield_to_readers()  # a page waits to read: let go of the file
@@ -186,22 +292,29 @@ class Watcher:
         return items
 
     def _tick(self) -> None:
+        """The status's figures: events stored per second over the last 5 s (or since the start, if
+        sooner), and the lag — how long the oldest line written and not stored yet has waited."""
         now = time.monotonic()
-        self._rates = [(t, n) for t, n in self._rates if now - t <= 5.0]
-        span = now - self._rates[0][0] if len(self._rates) > 1 else 0.0
-        self.status.rate = sum(n for _, n in self._rates[1:]) / span if span > 0 else 0.0
+        self._rates = [(t, n) for t, n in self._rates if now - t <= RATE_S]
+        span = min(RATE_S, time.time() - self.started)
+        self.status.rate = sum(n for _, n in self._rates) / span if span > 0 else 0.0
+        waiting = self._pending_seen[:1] + ([self._backlog_since] if self._backlog_since is not None else [])
+        self.status.lag_s = max(0.0, time.time() - min(waiting)) if waiting else 0.0
 
     # -- one batch
 
-    def batch(self, items: list[Any], *, final: bool = False) -> list[Finding]:
-        """Ingest ``items`` in one transaction (``final``: then close every open match); tell the new findings."""
+    def batch(self, items: list[Any], *, final: bool = False, bounded: bool = False) -> list[Finding]:
+        """Ingest ``items`` in one transaction (``final``: then close every open match); tell the new findings.
+
+        ``bounded``: take records for :attr:`batch_max_s` at the most and leave the rest in :attr:`_carry`
+        (:meth:`run` puts them first in the next batch)."""
         if not items and not final:
             return []
         if final and not items and not self._asm and self.run_id is None:
             return []
         self.status.waiting = None
         found: list[tuple[Any, ...]] = []
-        with self._writer.batch() as con:
+        with self._writer.batch(insist=self._insist or final or not bounded) as con:
             if self._identity is not None and self._writer.identity != self._identity:
                 self.on_note(f"{self.db} was replaced by another Kifu run: reading the sources again from their start")
                 self._rewind()
@@ -222,11 +335,18 @@ class Watcher:
                 store._ranges = self._ranges
                 found = self._capture(store)
                 touched: dict[str, _Assembler] = {}
-                for item in items:
+                deadline = time.monotonic() + self.batch_max_s if bounded and not final else None
+                for i, item in enumerate(items):
+                    if deadline is not None and i and time.monotonic() > deadline:
+                        self._carry = items[i:]  # the batch is long enough: the rest goes in the next one
+                        break
                     if isinstance(item, Lines):
                         asm = self._assembler(item.key, item.name, store)
-                        self._take(item, asm, store)
+                        done = self._take(item, asm, store, deadline)
                         touched[item.key] = asm
+                        if done < len(item.records):
+                            self._carry = [Lines(item.key, item.name, item.records[done:], item.logged_ms)] + items[i + 1:]
+                            break
                         if item.logged_ms is not None:
                             self._last_logged = item.logged_ms
                     elif isinstance(item, Restart):
@@ -263,8 +383,15 @@ class Watcher:
             told = self._new_findings(snapshot, found)
             snapshot.execute("rollback")
             snapshot.close()
+            self._save_points(con, final)
         self._identity = self._writer.identity
         self._since_compact += 1
+        self.status.batches += 1
+        stored_at = time.time()
+        out = [self._finding(row, stored_at) for row in told]
+        self.status.findings += len(out)
+        for f in out:  # told as soon as stored: before a compaction, which takes a copy's time
+            self.on_finding(f)
         if (final or self._ended) and self._since_compact:
             self._since_compact = 0
             self._writer.release(checkpoint=True)
@@ -274,12 +401,6 @@ class Watcher:
         if self._rewind_after:
             self._rewind_after = False
             self._rewind()
-        self.status.batches += 1
-        stored_at = time.time()
-        out = [self._finding(row, stored_at) for row in told]
-        self.status.findings += len(out)
-        for f in out:
-            self.on_finding(f)
         return out
 
     def _capture(self, store: Store) -> list[tuple[Any, ...]]:
@@ -315,6 +436,7 @@ class Watcher:
         if asm is None:
             asm = _Assembler(source=name, run_id=store.run_id, store=store, on_match_done=self._done(store),
                              validate=self.validate, ruleset=self.ruleset)  # fmt: skip
+            asm.points = self._points
             self._asm[key] = asm
         asm.rebind(store)
         asm.run_id = store.run_id
@@ -327,14 +449,20 @@ class Watcher:
                 store.replace_summary(m.match_id, matches.summary_rows(m, store.run_id))
         return done
 
-    def _take(self, item: Lines, asm: _Assembler, store: Store) -> None:
+    def _take(self, item: Lines, asm: _Assembler, store: Store, deadline: float | None = None) -> int:
+        """Take ``item``'s records until ``deadline`` (monotonic) passes; returns how many were taken."""
         srep = SourceReport(item.name)
         report = self._report
         report.sources = [srep]
-        for rec in item.records:
+        taken = len(item.records)
+        for j, rec in enumerate(item.records):
+            if deadline is not None and j and not j % 64 and time.monotonic() > deadline:
+                taken = j
+                break
             self.status.records += 1
             self._take_record(rec, item.name, asm, store, srep)
         self.status.quarantined += srep.quarantined
+        return taken
 
     def _take_record(self, rec: Record, name: str, asm: _Assembler, store: Store, srep: SourceReport) -> None:
         if rec.error is None and another_game(rec.doc):
@@ -477,6 +605,8 @@ class Watcher:
         """Forget every open match and read every source again from its beginning (stored lines are skipped)."""
         self._asm.clear()
         self._live_rows.clear()
+        self._carry = []
+        self._rewound = True
         self._identity = None
         self._schema_ok = False
         self.run_id = None
@@ -484,8 +614,109 @@ class Watcher:
             f.rewind()
 
     def lag_s(self) -> float | None:
-        return None if self._last_logged is None else max(0.0, time.time() - self._last_logged / 1000)
+        """How long the oldest line written and not stored yet has waited (the status line's "lag")."""
+        return self.status.lag_s
+
+    # -- resume points
+
+    def _save_points(self, con: Any, final: bool) -> None:
+        """After a commit: the replay state of every open match that grew, with the events it is of
+        (``<db>.watch.resume``), so that a restarted watcher continues it without replaying it whole.
+
+        A match closed (its log replaced, or the watcher stopping: closing may add findings a point does
+        not know of) loses its point: continued later, it is replayed from its stored events."""
+        if not self.validate:
+            return
+        changed = False
+        if final:
+            changed, self._points = bool(self._points), {}
+        open_now: set[str] = set()
+        for asm in self._asm.values():
+            asm.points = self._points
+            for g in asm.open.values():
+                for m in g:
+                    mid = m.match_id
+                    if mid is not None:
+                        open_now.add(mid)
+                    if mid is None or m.mode not in ("new", "anchored") or m.seq <= 0 or m.seq < m.existing:
+                        continue
+                    if m.existing and not m.resumed:
+                        continue  # its stored lines read again, none of its new ones yet: its point still holds
+                    if m.finish is not None or type(m.replay) is not matches.MatchReplay:
+                        changed |= self._points.pop(mid, None) is not None
+                        continue
+                    old = self._points.get(mid)
+                    if old is not None and old.get("seq") == m.seq:
+                        continue
+                    last = _last_line_hash(con, mid, m.seq)
+                    try:
+                        state = pickle.dumps({k: getattr(m, k) for k in RESUME_FIELDS}, protocol=pickle.HIGHEST_PROTOCOL)
+                    except Exception:  # noqa: BLE001 - a state that does not pickle: a restart replays the match
+                        state = None
+                    if last is None or state is None:
+                        changed |= self._points.pop(mid, None) is not None
+                        continue
+                    self._points[mid] = {"seq": m.seq, "last": last, "rules": _ruleset_key(self.ruleset, self.validate),
+                                         "state": state, "at": time.time()}  # fmt: skip
+                    changed = True
+        for mid in [m for m in self._points if m in self._finished or (m in self._seen_open and m not in open_now)]:
+            del self._points[mid]
+            changed = True
+        self._seen_open |= open_now
+        if len(self._points) > MAX_POINTS:  # the newest only (matches long gone leave theirs behind)
+            for mid in sorted(self._points, key=lambda k: self._points[k].get("at", 0))[:-MAX_POINTS]:
+                del self._points[mid]
+            changed = True
+        if changed:
+            _store_points(self._points_path, self._points)
+
+
+#: Events per second are counted over this many seconds.
+RATE_S = 5.0
+#: Resume points kept at the most (one per match being played).
+MAX_POINTS = 64
+
+
+def _load_points(path: Path) -> dict[str, dict[str, Any]]:
+    """The resume points a watcher left (none when the file is not ours alone: it is unpickled)."""
+    try:
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if st.st_uid != os.getuid() or st.st_mode & 0o022:
+                return {}
+            points = pickle.load(fh)
+    except Exception:  # noqa: BLE001 - none, or damaged: every continued match is replayed from its events
+        return {}
+    return points if isinstance(points, dict) else {}
+
+
+def _store_points(path: Path, points: dict[str, dict[str, Any]]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(points, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        path.unlink(missing_ok=True)  # a point not written is no point: a restart replays the match
 
 
 def _records(items: list[Any]) -> int:
     return sum(len(i.records) for i in items if isinstance(i, Lines))
+
+
+def _split(items: list[Any], limit: int) -> tuple[list[Any], list[Any]]:
+    """``items`` cut after ``limit`` records (a stream's lines split in two, in order): one batch, the rest."""
+    take: list[Any] = []
+    n = 0
+    for i, item in enumerate(items):
+        if n >= limit:
+            return take, items[i:]
+        if isinstance(item, Lines) and n + len(item.records) > limit:
+            k = limit - n
+            take.append(Lines(item.key, item.name, item.records[:k]))
+            return take, [Lines(item.key, item.name, item.records[k:], item.logged_ms)] + items[i + 1:]
+        take.append(item)
+        if isinstance(item, Lines):
+            n += len(item.records)
+    return take, []

@@ -34,9 +34,9 @@ def main(db: str, log: str, out: str) -> int:
     batch = live.Writer.batch
 
     @contextlib.contextmanager
-    def timed(self: live.Writer) -> Iterator[Any]:
+    def timed(self: live.Writer, *args: Any, **kwargs: Any) -> Iterator[Any]:
         asked = time.monotonic()
-        with batch(self) as con:  # the file: still open from the last batch, or opened once readers let go
+        with batch(self, *args, **kwargs) as con:  # the file: still open from the last batch, or opened once readers let go
             got = time.monotonic()
             waits.append(got - asked)
             try:
