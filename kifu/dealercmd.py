@@ -99,6 +99,11 @@ def run(args: argparse.Namespace, port_busy: Any) -> int:
             stored = follow.finish()  # what is stored, whatever the end; --fail-on
     return 130 if interrupted else 1 if why is not None else stored
 
+#: How long the watcher may take, once the match is over, to store the rest of the log (a 1,000-round match
+#: played by the fastest bots: a few seconds, 22 s on a loaded machine).
+FINISH_S = 600.0
+
+
 class Follow:
     """The log followed into ``--db`` while the match is played: :class:`loaders.live.watch.Watcher` in a
     process of its own (:func:`_follow`), its findings told as ``kifu watch`` tells them (``--player``,
@@ -140,7 +145,13 @@ class Follow:
         """The log is complete: the watcher reads it to its end, stores it and ends.  0, or 1 when the match
         could not be stored or ``--fail-on`` found what it looks for (the watcher said which)."""
         self.done.set()
-        self.proc.join()
+        self.proc.join(FINISH_S)
+        if self.proc.is_alive():  # bounded: what it committed is stored (a database as after its last batch)
+            self.proc.kill()
+            self.proc.join()
+            print(f"kifu dealer: the watcher had not stored the log's end {FINISH_S:g} s after the match — stopped; "
+                  "the database holds what it committed", file=sys.stderr)  # fmt: skip
+            return 1
         code = self.proc.exitcode
         return 0 if code == 0 else 1
 

@@ -26,7 +26,7 @@ BAD_ARGUMENT = frozenset({errno.ENAMETOOLONG, errno.EISDIR, errno.ENOTDIR, errno
                           errno.ENXIO, errno.ENODEV, errno.EINVAL, errno.EEXIST})  # fmt: skip
 
 #: What a path argument must be: a file read or written, a database file, a folder written, a path followed.
-KINDS = ("read", "write", "replace", "database", "database-read", "folder", "follow")
+KINDS = ("read", "write", "replace", "log", "database", "database-read", "folder", "follow")
 
 
 @dataclass
@@ -146,7 +146,9 @@ def problem(value: str, kind: str) -> OSError | None:
         return OSError(errno.ENODEV, "a device or special file, not a database file")
     if kind == "replace" and not stat.S_ISREG(st.st_mode):  # written whole under a new name, then renamed
         return OSError(errno.ENODEV, "a device or special file: give a file name (- for standard output)")
-    if kind == "replace":
+    if kind == "log" and not stat.S_ISREG(st.st_mode):  # kifu dealer's log, read back into the database as written
+        return OSError(errno.ENODEV, "a device or special file: the log is followed into the database — give a file name")
+    if kind in ("replace", "log"):
         kind = "write"
     if (kind == "write" or kind == "database" and not reading) and not os.access(path, os.W_OK):
         return _writable(path.parent) or _err(errno.EACCES)
@@ -185,7 +187,7 @@ def command_paths(command: str, args: Any) -> list[tuple[str, str | None, str]]:
         return [("--out", args.out, "replace")] + ([("--db", db, "database")] if args.ingest else [])
     if command == "dealer":
         out = args.out or f"kifu-dealer-{args.room}.jsonl"
-        return [("--out", out, "write"), ("--db", db, "database")]
+        return [("--out", out, "log"), ("--db", db, "database")]
     if command == "watch":
         follow = [t for t in args.targets if not t.startswith(("http://", "https://")) and not args.kakomimasu_api]
         return [("--db", db, "database")] + [("", t, "follow") for t in follow]

@@ -408,8 +408,9 @@ def compact(db: str | Path, waiting: Callable[[str], None] | None = None) -> Non
         # writes it (a batch or an ingest waits for <db>.lock); they read the new file from their next run.
         for p in (tmp, tmp.with_name(tmp.name + ".wal")):
             p.unlink(missing_ok=True)
-        hub = duckdb.connect(":memory:")
+        hub = duckdb.connect(":memory:", config=queries.OFFLINE)
         try:
+            queries.set_memory_limit(hub, settings.memory_limit())  # the copy in bounded memory ($KIFU_MEMORY_LIMIT)
             src, dst = (str(p).replace("'", "''") for p in (db, tmp))
             hub.execute(f"attach '{src}' as kifu_src (read_only)")
             hub.execute(f"attach '{dst}' as kifu_dst")

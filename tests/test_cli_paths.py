@@ -140,9 +140,18 @@ def test_play_never_replaces_a_device(tmp_path: Path, capsys: pytest.CaptureFixt
     assert node.is_char_device()
 
 
+def test_dealer_never_follows_a_device(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`kifu dealer` reads its log back into the database as it writes it: a device (reading /dev/full never
+    ends) is refused before the match."""
+    node = _device(tmp_path, "full", 7)
+    line = "dealer --room r --rounds 1 --port {port} -q --db {d}/d.duckdb --out {p} " + " ".join(FILL)
+    code, _, err = run(line, str(node), tmp_path, capsys)
+    assert code == 2 and "a device or special file" in one_line(err, "dealer")
+    assert node.is_char_device()
+
+
 @pytest.mark.parametrize("line", [
     "replay-log " + SAMPLE + " --to {p} --speed max --no-progress",
-    "dealer --room r --rounds 1 --port {port} -q --db {d}/d.duckdb --out {p} " + " ".join(FILL),
 ])  # fmt: skip
 def test_no_space_left_on_a_written_file(line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     node = _device(tmp_path, "full", 7)

@@ -331,7 +331,6 @@ def replayer_page() -> None:
 
     # ---- the current event in detail (follows the replayer)
     cols = st.columns([3, 2])
-    row = events[events["seq"] == seq].to_dict("records") if seq is not None else []
     here = found[(found["seq"] == seq) | (found["penalty_seq"] == seq)] if seq is not None else found.iloc[0:0]
     with cols[0]:
         if not here.empty:
