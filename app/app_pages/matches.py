@@ -135,7 +135,7 @@ def uno_detail(match: str, row: Any, live: set[str]) -> None:
     summary = q.match_summary(con, match).reset_index(drop=True)
     if family == rulesets.JUA:  # special logic is ALGORI's alone
         summary = summary.drop(columns=["special_logic"])
-    st.caption(_("Click a player to see their rounds, worst first."))
+    st.caption(_("Click a player to make it your bot and see its rounds, worst first."))
     event = st.dataframe(
         ui.readable(summary), hide_index=True, placeholder=ui.MISSING, width="stretch", key="matches.players",
         on_select="rerun", selection_mode="single-row",
@@ -143,8 +143,13 @@ def uno_detail(match: str, row: Any, live: set[str]) -> None:
     )  # fmt: skip
     picked = ui.selected_row(event)
     if picked is not None:
-        st.switch_page("app_pages/player_rounds.py",
-                       query_params={"match": match, "player": str(summary["player_code"].iloc[picked])})  # fmt: skip
+        code = str(summary["player_code"].iloc[picked])
+        bots = ui.bot_matches(con)
+        mine = bots[(bots["match_id"] == match) & (bots["player_code"] == code)]
+        bot = str(mine["bot_id"].iloc[0]) if not mine.empty else None
+        st.session_state["filter.bot"] = bot
+        page = "app_pages/player_rounds.py"
+        st.switch_page(page, query_params={**ui.link_params(page, match=match, bot=bot), "player": code})
     if family == rulesets.JUA:
         scoreboard(match)
     race = q.score_race(con, match)
