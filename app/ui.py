@@ -822,7 +822,7 @@ def bot_label(bots: pd.DataFrame, counts: bool = True) -> Any:
     shown: dict[str, str] = {NO_BOT: _("(choose your bot)")}
     for bot_id, r in per.iterrows():
         text = str(r["name"]) + (f" · {r['dealer']}" if r["game"] == "algori-uno" and isinstance(r["dealer"], str) else "")
-        shown[str(bot_id)] = _("{bot} ({n} faults)").format(bot=text, n=int(r["faults"])) if counts else text
+        shown[str(bot_id)] = _("{bot} (faults: {n})").format(bot=text, n=int(r["faults"])) if counts else text
     return lambda b: shown.get(b, str(b))
 
 
@@ -888,7 +888,7 @@ def path_header(con: Any, game: str, matches: pd.DataFrame, labels: dict[str, st
         elif bot and bot_seat(bots, bot, match) is None:
             st.caption(_("Your bot did not play in this match."))
         elif said and said[0] == "bot":
-            st.caption(_("Opened on your bot's worst match: {n} faults (penalties, errors and warnings).").format(n=said[1])
+            st.caption(_("Opened on your bot's worst match — faults (penalties, errors and warnings): {n}.").format(n=said[1])
                        if said[1] else _("Your bot has no fault in any match: opened on its newest match."))  # fmt: skip
         elif said and said[0] == "most":
             st.caption(_("Opened on the match with the most faults: {n} (penalties, errors and warnings). Choose your "
