@@ -11,6 +11,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /opt/kifu
 
+# A Japanese font (Noto Sans CJK JP) for what the container renders itself: screenshots taken inside it
+# (scripts/screenshots.py) and any Japanese text drawn server side.
+RUN apt-get -o DPkg::Lock::Timeout=600 update \
+    && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends fonts-noto-cjk \
+    && rm -rf /var/lib/apt/lists/*
+
 # Dependencies first, for the layer cache.
 COPY requirements.txt requirements.txt
 RUN pip install -r requirements.txt

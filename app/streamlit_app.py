@@ -8,6 +8,7 @@ import streamlit as st
 
 from app import i18n, ui, uploads
 from app.i18n import _
+from app.rulesets import JUA, rules_family
 from queries import dashboard as q
 
 #: The page icon: a file in the repository, sent by this server as a data URL (a ":material/…" icon would
@@ -33,12 +34,51 @@ def _matches_alias() -> None:
     st.switch_page("app_pages/matches.py", query_params=dict(st.query_params))
 
 
+def _not_found() -> None:
+    """Kifu's own page for a path no page has (Streamlit's would be an English dialog over the default page)."""
+    asked = st.session_state.get("path.not_found") or ""
+    st.title(_("Page not found"))
+    st.warning(_("Kifu has no page at {path}.").format(path=ui.code("/" + asked)), icon=":material/search_off:")
+    st.markdown(_("Its pages are in the sidebar (☰ on a phone). To start:"))
+    st.page_link("app_pages/matches.py", label=_("Matches: every match, and where to start"), icon=":material/leaderboard:",
+                 query_params=ui.link_params())  # fmt: skip
+
+
+def _unknown_path(pages: dict[str, list[st.Page]]) -> str | None:
+    """The path the browser asked for when no page has it (None: a page has it, or the default page was asked)."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        manager = get_script_run_ctx().pages_manager  # type: ignore[union-attr]
+        asked, hashed = manager.intended_page_name, manager.intended_page_script_hash
+    except Exception:  # noqa: BLE001 - Streamlit's internals moved: its own dialog shows instead
+        return None
+    if not asked or hashed:
+        return None
+    known = {p.url_path for group in pages.values() for p in group}
+    return None if asked.strip("/") in known else asked.strip("/")
+
+
+def _show_not_found(pages: dict[str, list[st.Page]]) -> None:
+    """Route an unknown path to Kifu's "page not found" page (hidden from the sidebar)."""
+    asked = _unknown_path(pages)
+    if asked is None:
+        return
+    st.session_state["path.not_found"] = asked
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        get_script_run_ctx().pages_manager.set_script_intent("", "not_found")  # type: ignore[union-attr]
+    except Exception:  # noqa: BLE001
+        pass
+
+
 #: The game of every page: a game's pages list that game's matches only in the sidebar; None: a page shared
 #: by every game (its sidebar has a "Game" picker first, and opens on the first game present: ALGORI UNO).
 GAME_OF = {"round_browser": "algori-uno", "player_rounds": "algori-uno", "penalties": "algori-uno",
            "challenges": "algori-uno", "special_logic": "algori-uno", "violations": "algori-uno",
            "kakomimasu_board": "kakomimasu", "kakomimasu_analysis": "kakomimasu", "chaser_board": "chaser",
-           "chaser_games": "chaser", "": None, "home": None, "matches": None, "players": None, "standings": None,
+           "chaser_games": "chaser", "jua_rules": ui.JUA_GAME, "": None, "not_found": None, "home": None, "matches": None, "players": None, "standings": None,
            "upload": None}  # fmt: skip
 
 
@@ -68,6 +108,11 @@ try:
             st.Page("app_pages/special_logic.py", title=_("Special logic"), icon=":material/auto_awesome:", url_path="special_logic"),
             st.Page("app_pages/violations.py", title=_("Violations"), icon=":material/rule:", url_path="violations"),
         ]
+    if "algori-uno" in games and any(rules_family(r) == JUA for r in q.rulesets(con).values()):
+        pages[_("JUA UNO")] = [  # JUA's own rules; its matches replay on the UNO pages above
+            st.Page("app_pages/jua_rules.py", title=_("JUA rules in play"), icon=":material/playing_cards:",
+                    url_path="jua_rules"),
+        ]
     if "kakomimasu" in games:
         pages[_("Kakomimasu")] = [
             st.Page("app_pages/kakomimasu_board.py", title=_("Kakomimasu board"), icon=":material/grid_on:",
@@ -89,9 +134,12 @@ try:
     pages[_("Data")] = [
         st.Page("app_pages/upload.py", title=_("Upload a log"), icon=":material/upload_file:", url_path="upload"),
         st.Page(_matches_alias, title=_("Matches"), url_path="matches", visibility="hidden"),
+        st.Page(_not_found, title=_("Page not found"), url_path="not_found", visibility="hidden"),
     ]
+    _show_not_found(pages)
     page = st.navigation(pages, expanded=True)  # every game's pages in view: no "View more"
-    ui.sidebar_filters(con, GAME_OF.get(page.url_path))
+    if page.url_path != "not_found":
+        ui.sidebar_filters(con, GAME_OF.get(page.url_path))
     st.sidebar.caption(_("Database: {name} · {note}").format(name=ui.code(ui.db_path().name), note=_(ui.UPLOAD_NOTE[uploads.policy()])))
     page.run()
 finally:

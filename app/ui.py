@@ -38,7 +38,9 @@ UPLOAD_NOTE = {"open": N_("read-only here; logs can be added on the Upload page"
 #: Phones: page titles one size smaller, and broken between words only when they must (a Japanese title
 #: otherwise wraps one character onto a line of its own: "対戦リプレイヤ／ー"). Kifu's own style, no log text.
 PHONE_STYLE = ("<style>@media (max-width: 640px) {[data-testid='stMain'] h1 {font-size: 1.6rem; word-break: keep-all;"
-               " overflow-wrap: anywhere} [data-testid='stMain'] h2, [data-testid='stMain'] h3 {overflow-wrap: anywhere}}"
+               " overflow-wrap: anywhere} [data-testid='stMain'] h2, [data-testid='stMain'] h3 {overflow-wrap: anywhere}"
+               # the table toolbar (👁 ⬇ 🔍 ⛶) sits above a table: room for it, so it covers no text there
+               " [data-testid='stElementContainer']:has([data-testid='stDataFrame']) {margin-top: 2.75rem}}"
                "</style>")  # fmt: skip
 
 
@@ -580,9 +582,20 @@ def match_key(game: str | None) -> str:
     return "filter.match" if game in (None, "algori-uno") else f"filter.match.{game}"
 
 
+#: JUA UNO, a game of its own in the sidebar (its matches are UNO matches, game ``algori-uno``, under a JUA profile).
+JUA_GAME = "jua"
+#: The games whose matches a page of each game lists (the UNO pages list JUA matches too: they replay them).
+SECTIONS = {"algori-uno": ("algori-uno", JUA_GAME), JUA_GAME: (JUA_GAME,)}
+
+
+def section_of(game: Any, ruleset: Any) -> str:
+    """The game a match is listed under: JUA UNO for a UNO match under a JUA profile, else its game."""
+    return JUA_GAME if game == "algori-uno" and rules_family(ruleset) == JUA else str(game)
+
+
 #: The games in the order the dashboard lists them (Matches page, sidebar picker, default match: the first present).
 GAME_ORDER = ("algori-uno", "kakomimasu", "chaser")
-GAME_NAMES = {"algori-uno": N_("ALGORI UNO"), "kakomimasu": N_("Kakomimasu"), "chaser": N_("CHaser")}
+GAME_NAMES = {"algori-uno": N_("ALGORI UNO"), "kakomimasu": N_("Kakomimasu"), "chaser": N_("CHaser"), JUA_GAME: N_("JUA UNO")}
 #: Each game's main page: where a click on one of its matches goes (ALGORI: the Matches page shows it).
 GAME_PAGES = {"algori-uno": "app_pages/matches.py", "kakomimasu": "app_pages/kakomimasu_board.py",
               "chaser": "app_pages/chaser_board.py"}  # fmt: skip
@@ -704,6 +717,236 @@ def pick_game(con: Db, key: str) -> str:
     return str(remember(key, chosen))
 
 
+# ----------------------------------------------------------------------------- the contestant's path
+#
+# A bot is chosen once (``?bot=<bot id>``, kept in the session and put back in the URL by every page run); every
+# page opens on something worth seeing — the chosen bot's worst match, else the match with the most faults, newest
+# first — and says so; the match is named at the top of the main area with a control to change it.  A bot's
+# identity (``bot_id``): ``queries/sql/pages/bot_matches.sql`` and docs/dashboard.md "Bot identity".
+
+#: The link vocabulary of every page: ``?match=<match id>&round=<n>&turn=<n>&event=<seq>&bot=<bot id>``.
+LINK_PARAMS = ("match", "round", "turn", "event", "bot")
+#: What a page read before the vocabulary, still sent alongside it: the UNO replayer's ``seq``, CHaser's ``seq``.
+_LEGACY = {"app_pages/round_browser.py": {"event": "seq"}, "app_pages/chaser_board.py": {"turn": "seq"}}
+_KEEP: Any = object()
+NO_BOT = ""
+
+
+def link_params(page: str | None = None, *, match: Any = None, round: Any = None, turn: Any = None,  # noqa: A002
+                event: Any = None, bot: Any = _KEEP) -> dict[str, str]:
+    """The query of a link in the vocabulary above (``bot``: the chosen bot unless given); ``page``: the page it
+    opens, for the names that page read before the vocabulary."""
+    if bot is _KEEP:
+        bot = chosen_bot_id()
+    values = {"match": match, "round": round, "turn": turn, "event": event, "bot": bot}
+    out: dict[str, str] = {}
+    for name in LINK_PARAMS:
+        value = values[name]
+        if value is None or (isinstance(value, float) and value != value) or value is pd.NA or value == "":
+            continue
+        out[name] = str(int(value)) if name in ("round", "turn", "event") else str(value)
+    for new, old in _LEGACY.get(page or "", {}).items():
+        if new in out:
+            out[old] = out[new]
+    lang = st.query_params.get("lang")
+    if lang:
+        out["lang"] = lang
+    return out
+
+
+_BOTS: dict[tuple[str, str], pd.DataFrame] = {}
+
+
+def bot_matches(con: Any) -> pd.DataFrame:
+    """Every bot of every match, its identity and its faults (``queries.dashboard.bot_matches``), read once per
+    version of the database file."""
+    key = (str(getattr(con, "path", "")), str(getattr(con, "catalog", id(con))))
+    hit = _BOTS.get(key)
+    if hit is None:
+        hit = q.bot_matches(con)
+        hit = hit.assign(section=[section_of(g, r) for g, r in zip(hit["game"], hit["ruleset"], strict=True)])
+        _BOTS.clear()
+        _BOTS[key] = hit
+    return hit
+
+
+def chosen_bot_id() -> str | None:
+    """The bot chosen (``?bot=``), or None."""
+    return st.session_state.get("filter.bot") or None
+
+
+def chosen_bot(bots: pd.DataFrame) -> tuple[str | None, bool]:
+    """The chosen bot and whether it was chosen just now (a link, a typed URL, the picker): a page then moves to
+    its worst match.  A ``?bot=`` that names no bot says so."""
+    state = st.session_state
+    fresh = bool(state.pop("path.bot_fresh", False))
+    asked = st.query_params.get("bot")
+    known = set(bots["bot_id"])
+    if asked and asked != state.get("filter.bot_url"):
+        if asked in known:
+            state["filter.bot"], fresh = asked, True
+        else:
+            st.warning(_("There is no bot {asked} in this database — choose yours in “My bot” above the page.").format(
+                asked=code(asked)), icon=":material/search_off:")  # fmt: skip
+            state["filter.bot_url"] = asked
+    bot = state.get("filter.bot")
+    if bot and bot not in known:  # another database: a bot it does not have
+        state["filter.bot"] = bot = None
+    return bot or None, fresh and bool(bot)
+
+
+def bot_game(bots: pd.DataFrame, bot: str | None) -> str | None:
+    """The game a bot plays (JUA UNO's bots: ``jua``)."""
+    rows = bots[bots["bot_id"] == bot] if bot else bots.iloc[0:0]
+    return None if rows.empty else str(rows["section"].iloc[0])
+
+
+def plays_on(bot_section: str | None, game: str | None) -> bool:
+    """Whether a bot of that game has its matches on a page of ``game`` (a JUA bot's are on the UNO pages too)."""
+    return bot_section is not None and bot_section in SECTIONS.get(str(game), (game,))
+
+
+def bot_seat(bots: pd.DataFrame, bot: str | None, match: str | None) -> str | None:
+    """The bot's player code in that match (None: it did not play there)."""
+    if not bot or not match:
+        return None
+    rows = bots[(bots["bot_id"] == bot) & (bots["match_id"] == match)]
+    return None if rows.empty else str(rows["player_code"].iloc[0])
+
+
+def worth_seeing(bots: pd.DataFrame, ids: list[str], bot: str | None) -> tuple[str, tuple[Any, ...]]:
+    """The match a page opens on among ``ids`` (newest first), and why: the bot's worst match (most faults, newest
+    first), else the match with the most faults, else the newest."""
+    rows = bots[bots["match_id"].isin(ids)]
+    order = {m: i for i, m in enumerate(ids)}
+    if bot:
+        mine = rows[rows["bot_id"] == bot]
+        if not mine.empty:
+            mine = mine.assign(_o=mine["match_id"].map(order)).sort_values(["faults", "_o"], ascending=[False, True])
+            best = mine.iloc[0]
+            return str(best["match_id"]), ("bot", int(best["faults"]))
+    totals = rows.groupby("match_id")["faults"].sum()
+    if not totals.empty and int(totals.max()) > 0:
+        ranked = sorted(totals.items(), key=lambda kv: (-int(kv[1]), order.get(kv[0], 0)))
+        return str(ranked[0][0]), ("most", int(ranked[0][1]))
+    return ids[0], ("newest", 0)
+
+
+def bot_label(bots: pd.DataFrame, counts: bool = True) -> Any:
+    """A ``format_func`` for bot ids: "name · dealer (N faults)" (the dealer only for UNO bots)."""
+    per = bots.groupby("bot_id", sort=False).agg(name=("player_name", "first"), dealer=("dealer_name", "first"),
+                                                 game=("game", "first"), faults=("faults", "sum"))  # fmt: skip
+    shown: dict[str, str] = {NO_BOT: _("(choose your bot)")}
+    for bot_id, r in per.iterrows():
+        text = str(r["name"]) + (f" · {r['dealer']}" if r["game"] == "algori-uno" and isinstance(r["dealer"], str) else "")
+        shown[str(bot_id)] = _("{bot} (faults: {n})").format(bot=text, n=int(r["faults"])) if counts else text
+    return lambda b: shown.get(b, str(b))
+
+
+def _bot_picked() -> None:
+    state = st.session_state
+    state["filter.bot"] = state.get("path.bot") or None
+    state["path.bot_fresh"] = bool(state["filter.bot"])
+    if not state["filter.bot"]:
+        state.pop("path.applied", None)
+
+
+def _match_picked(key: str) -> None:
+    st.session_state[key] = st.session_state.get("path.match")
+
+
+#: The page that replays each game's moments, and the parameter its position takes.
+REPLAYERS = {"algori-uno": ("app_pages/round_browser.py", "event"), "kakomimasu": ("app_pages/kakomimasu_board.py", "turn"),
+             "chaser": ("app_pages/chaser_board.py", "turn")}  # fmt: skip
+
+
+def fault_link(bots: pd.DataFrame, bot: str | None, match: str, where: Any = st) -> bool:
+    """A link to the bot's first fault in ``match`` on its game's replayer (False: none to link)."""
+    rows = bots[(bots["bot_id"] == bot) & (bots["match_id"] == match)] if bot else bots.iloc[0:0]
+    if rows.empty or num(rows["first_seq"].iloc[0]) is None:
+        return False
+    r = rows.iloc[0]
+    page, param = REPLAYERS.get(str(r["game"]), REPLAYERS["algori-uno"])
+    at = num(r["first_seq"])
+    query = link_params(page, match=match, bot=bot, round=num(r["first_round"]) if param == "event" else None,
+                        **{param: at})  # fmt: skip
+    label = (_("Replay its first fault: round {round}, event {event}").format(round=num(r["first_round"]), event=at)
+             if param == "event" else _("Replay its first fault: turn {turn}").format(turn=at))  # fmt: skip
+    where.page_link(page, label=label, icon=":material/play_circle:", query_params=query)
+    return True
+
+
+def path_header(con: Any, game: str, matches: pd.DataFrame, labels: dict[str, str], bots: pd.DataFrame,
+                bot: str | None) -> None:  # fmt: skip
+    """The top of the main area: the match shown (game, name, date) with a control to change it, the bot chosen
+    (a picker of this game's bots), why this match, and a link to the bot's first fault in it."""
+    state = st.session_state
+    match = selected_match()
+    ids = list(matches["match_id"])
+    key = match_key(game)
+    mine = bots[bots["section"].isin(SECTIONS.get(game, (game,)))]
+    options = [NO_BOT, *sorted(mine["bot_id"].unique(), key=lambda b: str(b).lower())]
+    with st.container(key="path-header"):
+        left, mid, right = st.columns([5, 2, 4], vertical_alignment="bottom")
+        left.markdown(f"**{game_name(game)}** · {md(labels.get(str(match), match))}")
+        with mid.popover(_("Change match"), icon=":material/swap_horiz:", width="stretch"):
+            state["path.match"] = match
+            st.selectbox(_("Match"), ids, key="path.match", format_func=lambda m: labels.get(m, m),
+                         on_change=_match_picked, args=(key,))  # fmt: skip
+        state["path.bot"] = bot if bot in options else NO_BOT
+        right.selectbox(_("My bot"), options, key="path.bot", format_func=bot_label(mine, counts=not watcher_present()),
+                        on_change=_bot_picked, help=_("Your bot, chosen once: every page and link keeps it (?bot= in "
+                                                      "the URL) and opens on its worst match."))  # fmt: skip
+        why = state.get(f"path.why.{game}")
+        said = why[1] if why and why[0] == match else None
+        if bot and not plays_on(bot_game(bots, bot), game):
+            st.caption(_("Your bot plays {game}: choose a bot of this game here, or go back to its pages.").format(
+                game=game_name(bot_game(bots, bot))))  # fmt: skip
+        elif bot and bot_seat(bots, bot, match) is None:
+            st.caption(_("Your bot did not play in this match."))
+        elif said and said[0] == "bot":
+            st.caption(_("Opened on your bot's worst match — faults (penalties, errors and warnings): {n}.").format(n=said[1])
+                       if said[1] else _("Your bot has no fault in any match: opened on its newest match."))  # fmt: skip
+        elif said and said[0] == "most":
+            st.caption(_("Opened on the match with the most faults: {n} (penalties, errors and warnings). Choose your "
+                         "bot to open on its worst match.").format(n=said[1]))  # fmt: skip
+        elif not bot:
+            st.caption(_("Choose your bot: every page then opens on its worst match."))
+        if bot:
+            fault_link(bots, bot, str(match))
+
+
+def make_my_bot(bot: str, game: str) -> None:
+    """"This is my bot" (a click in a table that names bots): the bot chosen, and its worst rounds (UNO) or its
+    game's board open on its worst match."""
+    st.session_state["filter.bot"], st.session_state["path.bot_fresh"] = bot, True
+    page = "app_pages/player_rounds.py" if game == "algori-uno" else GAME_PAGES.get(game, "app_pages/matches.py")
+    st.switch_page(page, query_params=link_params(page, bot=bot))
+
+
+def where_faults(con: Any, page: str, what: str, column: str = "faults") -> None:
+    """An empty state that points to where the faults are: "{what} — N in these matches: …" with links to this
+    page on the matches that have them (the chosen bot's first when one is chosen)."""
+    bots = bot_matches(con)
+    game = shown_game() or "algori-uno"
+    rows = bots[bots["section"].isin(SECTIONS.get(game, (game,)))]
+    player, match = selected_player(), selected_match()
+    seat = rows[(rows["match_id"] == match) & (rows["player_code"] == player)] if player else rows.iloc[0:0]
+    bot = str(seat["bot_id"].iloc[0]) if not seat.empty else chosen_bot_id()  # the player chosen, else my bot
+    if bot and not rows[rows["bot_id"] == bot].empty:
+        rows = rows[rows["bot_id"] == bot]
+    per = rows.groupby("match_id", sort=False)[column].sum()
+    per = per[per > 0].sort_values(ascending=False, kind="stable")
+    if per.empty:
+        st.success(what)
+        return
+    labels = match_labels(q.match_list(con, "algori-uno" if game == JUA_GAME else game))
+    st.info(_("{what} — {n} in these matches:").format(what=what, n=int(per.sum())), icon=":material/search:")
+    for match, n in list(per.items())[:5]:
+        st.page_link(page, label=_("{match}: {n}").format(match=md(labels.get(str(match), str(match))), n=int(n)),
+                     query_params=link_params(page, match=match), icon=":material/arrow_forward:")  # fmt: skip
+
+
 def sidebar_filters(con: Db | None, game: str | None = None) -> None:
     """Match and player pickers shared by every page; both live in the URL (``?match=…&player=…``).
 
@@ -718,6 +961,8 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
     if every.empty:
         return
     state = st.session_state
+    bots = bot_matches(con)
+    bot, bot_fresh = chosen_bot(bots)
     present = games_in_order(every["game"].unique())
     game_of = dict(zip(every["match_id"], every["game"], strict=True))
     asked = st.query_params.get("match")
@@ -727,9 +972,12 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
         gkey = lkey("filter.game")
         if wanted is not None:
             state[gkey] = game_of[wanted]
+        mine = {JUA_GAME: "algori-uno"}.get(bot_game(bots, bot) or "", bot_game(bots, bot))
+        if bot_fresh and wanted is None and mine in present:
+            state[gkey] = mine  # a bot just chosen: its game
         if state.get(gkey) not in present:
             last = state.get("filter.match_url")
-            state[gkey] = game_of[last] if last in game_of else present[0]
+            state[gkey] = game_of[last] if last in game_of else mine if mine in present else present[0]
         if len(present) > 1:
             counts = every["game"].value_counts()
             watched = watcher_present()  # a new match would change a count under the picker and lose its choice
@@ -738,7 +986,12 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
         chosen = state[gkey]
     else:
         chosen = game
-    matches = every[every["game"] == chosen]
+    if chosen == JUA_GAME:  # JUA UNO's pages: the UNO matches under a JUA profile
+        matches = every[[section_of(g, r) == JUA_GAME for g, r in zip(every["game"], every["ruleset"], strict=True)]]
+        if matches.empty:
+            return
+    else:
+        matches = every[every["game"] == chosen]
     key = match_key(chosen)
     state["filter.match_key"] = key
     ids = list(matches["match_id"])
@@ -746,9 +999,14 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
     labels = match_labels(matches, playing)
     if wanted in ids:
         state[key] = wanted
-    if state.get(key) not in ids:  # first visit of this game's matches: the one last shown, else the newest
+    if bot_fresh and wanted is None and plays_on(bot_game(bots, bot), chosen):
+        state.pop(key, None)  # a bot just chosen: its worst match (below), not the match shown before
+    if state.get(key) not in ids:  # first visit of this game's matches: the one last shown, else one worth seeing
         last, mine = state.get("filter.match_url"), state.get(f"filter.last.{chosen}")
-        state[key] = last if last in ids else mine if mine in ids else ids[0]
+        state[key] = last if last in ids and not bot_fresh else mine if mine in ids and not bot_fresh else None
+        if state[key] is None:
+            state[key], why = worth_seeing(bots, ids, bot)
+            state[f"path.why.{chosen}"] = (state[key], why)
     if fresh and wanted not in ids:
         label = labels.get(state[key], state[key])
         if wanted is None:
@@ -769,6 +1027,12 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
     state["filter.game_shown"] = chosen
     state[f"filter.last.{chosen}"] = match
     names = q.player_names(con, match)
+    seat = bot_seat(bots, bot, match)
+    applied, state["path.applied"] = state.get("path.applied"), (bot, match)
+    if seat is not None and applied != (bot, match):  # the bot's own rows, once per bot and match shown
+        if not st.query_params.get("player") or bot_fresh:
+            state[lkey("filter.player")] = state["filter.player:last"] = seat
+            st.query_params["player"] = state["filter.player_url"] = seat
     options = [ALL_PLAYERS, *names]
     url_player = st.query_params.get("player")
     key = lkey("filter.player")
@@ -790,6 +1054,11 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
     else:
         st.query_params.pop("player", None)
     state["filter.player_url"] = player
+    if bot:
+        st.query_params["bot"] = state["filter.bot_url"] = bot
+    else:
+        st.query_params.pop("bot", None)
+    path_header(con, chosen, matches, labels, bots, bot)
 
 
 #: How a Kakomimasu game was decided (the rules' order: total points, then wall points).
@@ -900,10 +1169,8 @@ def chart_labels() -> dict[str, str]:
 
 def open_in_replayer(match: str, round_no: Any, seq: Any = None) -> None:
     """Go to the replayer at that event, in this tab (keeps the session: filters, language)."""
-    params: dict[str, str] = {"match": str(match), "round": str(int(round_no))}
-    if seq is not None and seq == seq:
-        params["seq"] = str(int(seq))
-    st.switch_page("app_pages/round_browser.py", query_params=params)
+    page = "app_pages/round_browser.py"
+    st.switch_page(page, query_params=link_params(page, match=match, round=num(round_no), event=num(seq)))
 
 
 def selected_row(event: Any) -> int | None:

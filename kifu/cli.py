@@ -170,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="the clock of each action of your own bot: past it the ALGORI profiles give the dealer's "
                    "timeout penalty, jua-2016 (no timeout rule) stops the match (default: the profile's, 5000)")
     p.add_argument("--names", help="comma-separated player names, seat by seat (default: the bot kind and seat, e.g. sloppy-4)")
+    p.add_argument("--name", help="the match's name, as the dashboard lists it (the dealer's name in the log; default: "
+                   "made from the players' names and the seed, e.g. \"random-1, greedy-2, stacker-3, random-4 · seed 1\")")
     p.add_argument("--sloppy-rate", type=float, default=0.2, help="how often a sloppy bot breaks a rule, 0–1 (default: %(default)s)")
     p.add_argument("--out", "-o", required=True, help="the log file to write (.jsonl, or .jsonl.gz compressed; - for stdout)")
     p.add_argument("--ingest", action="store_true", help="ingest the log into --db once it is written")

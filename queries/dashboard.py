@@ -176,3 +176,31 @@ def live_matches(con: Con) -> pd.DataFrame:
 #: The columns of :func:`live_matches`.
 LIVE_COLUMNS = ["match_id", "game", "source", "last_seq", "last_event_at", "updated_at", "name", "dealer_code",
                 "round_no", "events"]  # fmt: skip
+
+
+def bot_matches(con: Con) -> pd.DataFrame:
+    """Every bot of every match with its identity (``bot_id``), its faults there and the first of them, newest match first."""
+    return _df(con, "pages/bot_matches")
+
+
+def jua_moves(con: Con, match: str) -> pd.DataFrame:
+    """The JUA rules' moments of one match (pair plays, cards added to draw stacks, stacks paid, challenges by colour)."""
+    return _df(con, "pages/jua_moves", match=match)
+
+
+def jua_counts(moves: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
+    """:func:`jua_moves` counted per bot (every player of the match, in join order): pair plays, cards added to
+    draw stacks, stacks of two or more paid and the cards drawn for every stack, challenges made and won, and the
+    challenges by colour ({colour: count})."""
+    rows = []
+    for code, name in names.items():
+        mine = moves[moves["player"] == code]
+        stacks = mine[mine["kind"] == "stack"]
+        ch = mine[mine["kind"] == "challenge"]
+        rows.append({"player_code": code, "player_name": name, "pairs": int((mine["kind"] == "pair").sum()),
+                     "stack_adds": int((mine["kind"] == "stack_add").sum()),
+                     "stacks_paid": int((stacks["length"].fillna(0) >= 2).sum()),
+                     "stack_cards": int(stacks["cards"].fillna(0).sum()),
+                     "challenges": len(ch), "challenges_won": int(ch["success"].fillna(False).astype(bool).sum()),
+                     "by_colour": ch["colour"].fillna("?").value_counts().to_dict()})  # fmt: skip
+    return pd.DataFrame(rows)

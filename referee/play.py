@@ -129,12 +129,24 @@ def play(args: Any) -> Path:
         close(seats)
 
 
+def match_name(args: Any, seats: list[Seat]) -> str:
+    """The name the match is logged under (the dealer's name: what the dashboard lists it by): ``--name``, else
+    one made from the bots' names and the seed, e.g. "random-1, greedy-2, stacker-3, random-4 · seed 1"."""
+    given = (getattr(args, "name", None) or "").strip()
+    if given:
+        return given
+    names = [s.name for s in seats]
+    shown = ", ".join(names[:4]) + (f" +{len(names) - 4}" if len(names) > 4 else "")
+    return f"{shown} · seed {args.seed}"
+
+
 def _play(args: Any, profile: P.Profile, seats: list[Seat]) -> Path:
+    name = match_name(args, seats)
     try:
         if profile.audit == P.DEALER_AUDIT:  # the ALGORI dealer's rules and log (1,000 rounds, as in the contest)
-            ref: Any = AlgoriTable(profile, seats, seed=args.seed, rounds=args.rounds or 1000)
+            ref: Any = AlgoriTable(profile, seats, seed=args.seed, rounds=args.rounds or 1000, dealer=name)
         else:
-            ref = Referee(profile, seats, seed=args.seed, rounds=args.rounds)
+            ref = Referee(profile, seats, seed=args.seed, rounds=args.rounds, dealer=name)
     except ValueError as exc:
         raise PlayError(str(exc)) from None
     if args.out != "-" and not Path(args.out).parent.is_dir():

@@ -34,8 +34,12 @@ shown = bots.assign(
     won_by=bots["won_by"].map(lambda v: chaser.kinds_text(v, "win")),
     lost_by=bots["lost_by"].map(lambda v: chaser.kinds_text(v, "loss")),
 )
-st.dataframe(ui.readable(shown), hide_index=True, placeholder=ui.MISSING, width="stretch", key="ch.bots",
-             column_config=ui.wide_columns(["won_by", "lost_by"]))  # fmt: skip
+st.caption(_("Click a bot to make it your bot: every page then opens on its worst match."))
+event = st.dataframe(ui.readable(shown), hide_index=True, placeholder=ui.MISSING, width="stretch", key="ch.bots",
+                     column_config=ui.wide_columns(["won_by", "lost_by"]), on_select="rerun",
+                     selection_mode="single-row")  # fmt: skip
+if (picked := ui.selected_row(event)) is not None and picked < len(bots):
+    ui.make_my_bot(str(bots["bot"].iloc[picked]), "chaser")
 
 if not bots.empty:
     bot = st.selectbox(_("A bot's record over the maps"), list(bots["bot"]), key="ch.bot")
@@ -46,4 +50,5 @@ if not bots.empty:
                          on_select="rerun", selection_mode="single-row")  # fmt: skip
     picked = ui.selected_row(event)
     if picked is not None:
-        st.switch_page("app_pages/chaser_board.py", query_params={"match": str(games["match_id"].iloc[picked])})
+        page = "app_pages/chaser_board.py"
+        st.switch_page(page, query_params=ui.link_params(page, match=str(games["match_id"].iloc[picked])))

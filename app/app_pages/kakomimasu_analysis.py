@@ -29,8 +29,12 @@ elif winners:
 else:
     st.subheader(_("Not finished: {turns} of {total} turns logged").format(
         turns=info.get("turns_logged") or 0, total=info.get("total_turn") or "?"))  # fmt: skip
-st.dataframe(ui.readable(teams.drop(columns=["player_code", "player_index"])), hide_index=True,
-             placeholder=ui.MISSING, width="stretch", key="km.teams")  # fmt: skip
+st.caption(_("Click a bot to make it your bot: every page then opens on its worst match."))
+event = st.dataframe(ui.readable(teams.drop(columns=["player_code", "player_index"])), hide_index=True,
+                     placeholder=ui.MISSING, width="stretch", key="km.teams", on_select="rerun",
+                     selection_mode="single-row")  # fmt: skip
+if (picked := ui.selected_row(event)) is not None and picked < len(teams):
+    ui.make_my_bot(str(teams["player"].iloc[picked]), "kakomimasu")
 
 points = kq.points(con, match)
 if points.empty:

@@ -21,10 +21,12 @@ COLUMNS = {
                    "started_at", "dealer_code", "match_id"],
     "kakomimasu": ["name", "board", "players", "winner", "final_scores", "n_turns", "status", "started_at", "match_id"],
     "chaser": ["name", "map", "winner", "final_scores", "end_kind", "started_at", "match_id"],
+    ui.JUA_GAME: ["dealer_name", "players", "winner", "final_scores", "rounds_played", "status", "started_at", "dealer_code",
+                  "match_id"],
 }  # fmt: skip
 CLICK = {"algori-uno": N_("Click a row to see that match below."),
          "kakomimasu": N_("Click a row to replay that game on the Kakomimasu board."),
-         "chaser": N_("Click a row to replay that game on the CHaser map.")}  # fmt: skip
+         "chaser": N_("Click a row to replay that game on the CHaser map."), ui.JUA_GAME: N_("Click a row to see that match below.")}  # fmt: skip
 
 #: Seconds between two refreshes of the tables while a match is being played, and while a watcher runs with none
 #: being played yet (one may start).
@@ -33,8 +35,14 @@ LIVE_EVERY, WATCH_EVERY = 2.0, 5.0
 st.title(_("Matches"))
 con = ui.require_data()
 matches = q.match_list(con)
+#: JUA UNO listed as a game of its own, after ALGORI UNO (its matches are UNO matches under a JUA profile)
+sections = [ui.section_of(g, r) for g, r in zip(matches["game"], matches["ruleset"], strict=True)]
 present = ui.games_in_order(matches["game"].unique())
+if ui.JUA_GAME in sections:
+    present.insert(present.index("algori-uno") + 1 if "algori-uno" in present else 0, ui.JUA_GAME)
 shown_match, shown_game = ui.selected_match(), ui.shown_game()
+if shown_game == "algori-uno" and shown_match in set(matches["match_id"]):
+    shown_game = dict(zip(matches["match_id"], sections, strict=True)).get(shown_match, shown_game)
 live_first = ui.live_matches(con)  # what this (whole) run shows as live; the refreshes compare with it
 st.session_state.pop("rb.follow_link", None)  # the replayer's ?follow=1 link (below) applies again
 watched = ui.watcher_present()
@@ -62,7 +70,8 @@ def intro() -> None:
 
 
 def game_table(matches: Any, game: str, live: set[str]) -> Any:
-    rows = matches[matches["game"] == game].reset_index(drop=True)
+    section = [ui.section_of(g, r) for g, r in zip(matches["game"], matches["ruleset"], strict=True)]
+    rows = matches[[s == game for s in section]].reset_index(drop=True)
     family = rows["ruleset"].map(rulesets.rules_family)
     table = rows.assign(
         name=[n if isinstance(n, str) and n else None for n in rows["name"]],
@@ -78,7 +87,7 @@ def game_table(matches: Any, game: str, live: set[str]) -> Any:
 
 def open_match(game: str, match: str) -> None:
     """A click on a match: an ALGORI match is shown below (the sidebar follows the URL); another game's opens on its board."""
-    if game == "algori-uno":
+    if game in ("algori-uno", ui.JUA_GAME):
         st.query_params["match"] = match
         st.rerun()
     st.switch_page(ui.GAME_PAGES.get(game, "app_pages/matches.py"), query_params={"match": match})
@@ -135,7 +144,7 @@ def uno_detail(match: str, row: Any, live: set[str]) -> None:
     summary = q.match_summary(con, match).reset_index(drop=True)
     if family == rulesets.JUA:  # special logic is ALGORI's alone
         summary = summary.drop(columns=["special_logic"])
-    st.caption(_("Click a player to see their rounds, worst first."))
+    st.caption(_("Click a player to make it your bot and see its rounds, worst first."))
     event = st.dataframe(
         ui.readable(summary), hide_index=True, placeholder=ui.MISSING, width="stretch", key="matches.players",
         on_select="rerun", selection_mode="single-row",
@@ -143,8 +152,13 @@ def uno_detail(match: str, row: Any, live: set[str]) -> None:
     )  # fmt: skip
     picked = ui.selected_row(event)
     if picked is not None:
-        st.switch_page("app_pages/player_rounds.py",
-                       query_params={"match": match, "player": str(summary["player_code"].iloc[picked])})  # fmt: skip
+        code = str(summary["player_code"].iloc[picked])
+        bots = ui.bot_matches(con)
+        mine = bots[(bots["match_id"] == match) & (bots["player_code"] == code)]
+        bot = str(mine["bot_id"].iloc[0]) if not mine.empty else None
+        st.session_state["filter.bot"] = bot
+        page = "app_pages/player_rounds.py"
+        st.switch_page(page, query_params={**ui.link_params(page, match=match, bot=bot), "player": code})
     if family == rulesets.JUA:
         scoreboard(match)
     race = q.score_race(con, match)
@@ -178,7 +192,7 @@ def chaser_detail(match: str, row: Any, live: set[str]) -> None:
         st.switch_page("app_pages/chaser_board.py", query_params={"match": match})
 
 
-DETAIL = {"algori-uno": uno_detail, "kakomimasu": kakomimasu_detail, "chaser": chaser_detail}
+DETAIL = {"algori-uno": uno_detail, ui.JUA_GAME: uno_detail, "kakomimasu": kakomimasu_detail, "chaser": chaser_detail}
 
 
 def file_stamp() -> tuple[Any, ...]:

@@ -18,7 +18,7 @@ if ui.match_family(con, match) == rulesets.JUA:
                  "the ALGORI convention (the action is refused, the player draws 2 and loses the turn). A missed UNO "
                  "call pointed out in time costs 2 cards, as the rules say."))  # fmt: skip
 if df.empty:
-    st.success(_("No penalty in this selection."))
+    ui.where_faults(con, "app_pages/penalties.py", _("No penalty in this selection"), column="penalties")
     st.stop()
 colors = ui.name_colors(con, match)
 c1, c2, c3 = st.columns(3)

@@ -58,7 +58,8 @@ if only:
 rows = rows.sort_values(["penalties", "rule_breaks", "findings", "round_no"], ascending=[False, False, False, True])
 rows = rows.reset_index(drop=True)
 if rows.empty:
-    st.success(_("No penalty and no rule break in this match for {who}.").format(who=who))
+    ui.where_faults(con, "app_pages/player_rounds.py",
+                    _("No penalty and no rule break in this match for {who}").format(who=ui.md(who)))
     st.stop()
 table = rows.assign(
     player_name=[names.get(c, c) for c in rows["player"]],

@@ -52,6 +52,10 @@ def stats_of(game: str, family: str | None = None) -> tuple[pd.DataFrame, str]:
     if game == "algori-uno":
         matches = None if family is None else [m for m, r in q.rulesets(con).items() if rulesets.rules_family(r) == family]
         stats = q.bot_stats(con, matches)
+        # a bot by its identity (name @ dealer): its name alone where no other bot has it, else "name · dealer"
+        twice = stats["player_name"].duplicated(keep=False)
+        stats = stats.assign(player_name=[f"{n} · {d}" if t else n for n, d, t in
+                                          zip(stats["player_name"], stats["dealer_name"], twice, strict=True)])  # fmt: skip
         return (stats.drop(columns=THINK) if family == rulesets.JUA else stats), "player_name"
     if game == "kakomimasu":
         return kq.players(con), "player_name"
@@ -112,8 +116,13 @@ game = ui.pick_game(con, "pl.game")
 family = uno_family() if game == "algori-uno" else None
 stats, name_col = stats_of(game, family)
 stats = as_integers(stats)
+ids = list(stats.pop("bot_id")) if "bot_id" in stats.columns else [str(n) for n in stats[name_col]]
 shown, config = table_view(stats)
-st.dataframe(shown, hide_index=True, placeholder=ui.MISSING, width="stretch", key=f"pl.table.{game}", column_config=config)
+st.caption(_("Click a bot to make it your bot: every page then opens on its worst match."))
+event = st.dataframe(shown, hide_index=True, placeholder=ui.MISSING, width="stretch", key=f"pl.table.{game}",
+                     column_config=config, on_select="rerun", selection_mode="single-row")  # fmt: skip
+if (picked := ui.selected_row(event)) is not None and picked < len(ids):
+    ui.make_my_bot(ids[picked], game)
 if game == "algori-uno" and family != rulesets.JUA:
     st.caption(_(
         "Think time: milliseconds from the moment the dealer's 5-second clock started for the bot (its next-player, "

@@ -28,7 +28,9 @@ App = Callable[..., AppTest]
 ALGORI = ["matches", "round_browser", "player_rounds", "penalties", "challenges", "special_logic", "violations",
           "players", "standings"]  # fmt: skip
 EVERY = [*ALGORI, "kakomimasu_board", "kakomimasu_analysis", "chaser_board", "chaser_games", "upload"]
-PAGES_OF = {"demo": EVERY, "mixed": EVERY, "empty": [*ALGORI, "upload"]}
+#: Pages only a database with JUA matches has (JUA UNO's own page).
+JUA_ONLY = ["jua_rules"]
+PAGES_OF = {"demo": EVERY, "mixed": [*EVERY, *JUA_ONLY], "empty": [*ALGORI, "upload"]}
 #: The session fixture of each database ("mixed": every real log and the JUA matches, tests/conftest.py).
 FIXTURE = {"demo": "demo_db", "mixed": "jua_db", "empty": "empty_db"}
 

@@ -27,7 +27,9 @@ ALGORI_PAGES = ["", "round_browser", "player_rounds", "penalties", "challenges",
 GAME_PAGES = {"kakomimasu": ["kakomimasu_board", "kakomimasu_analysis"], "chaser": ["chaser_board", "chaser_games"]}
 ALL_PAGES = [*ALGORI_PAGES, *GAME_PAGES["kakomimasu"], *GAME_PAGES["chaser"], "upload"]
 #: database -> pages it has (an empty database shows ALGORI's pages and how to fill them)
-PAGES_OF = {"demo": ALL_PAGES, "mixed": ALL_PAGES, "empty": [*ALGORI_PAGES, "upload"]}
+#: JUA UNO's own page (a database with JUA matches), and a path no page has (Kifu's "page not found" page).
+JUA_ONLY, UNKNOWN = ["jua_rules"], "no_such_page"
+PAGES_OF = {"demo": [*ALL_PAGES, UNKNOWN], "mixed": [*ALL_PAGES, *JUA_ONLY], "empty": [*ALGORI_PAGES, "upload", UNKNOWN]}
 SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
 
 _SERVERS: dict[str, str] = {}
@@ -119,6 +121,8 @@ def problems_on(page: Any, seen: dict[str, list[str]], lang: str, size: str) -> 
         problems.append("exception: " + page.locator("[data-testid='stException']").first.inner_text()[:300])
     if page.locator("[data-testid='stAlertContentError']").count():
         problems.append("error box: " + page.locator("[data-testid='stAlertContentError']").first.inner_text()[:300])
+    if page.locator("[role='dialog']").count():  # e.g. Streamlit's own English "Page not found"
+        problems.append("a dialog over the page: " + page.locator("[role='dialog']").first.inner_text()[:200])
     problems += [f"console error: {c[:200]}" for c in seen["console"]]
     problems += [f"failed request: {r[:160]}" for r in seen["failed"]]
     problems += [f"request beyond the server: {u[:120]}" for u in seen["requests"]]
@@ -172,8 +176,8 @@ def test_uno_pages_on_every_jua_match(page: Any, sweep_urls: dict[str, str], pat
 def test_sweep_covers_every_page_of_the_dashboard() -> None:
     """A page added to the navigation is swept too (its url_path is in the sweep's list)."""
     entry = (Path(__file__).resolve().parents[2] / "app" / "streamlit_app.py").read_text(encoding="utf-8")
-    declared = set(re.findall(r'url_path="([a-z_]+)"', entry)) - {"home", "matches"}
-    assert declared and declared <= set(ALL_PAGES), declared - set(ALL_PAGES)
+    declared = set(re.findall(r'url_path="([a-z_]+)"', entry)) - {"home", "matches", "not_found"}
+    assert declared and declared <= set(ALL_PAGES + JUA_ONLY), declared - set(ALL_PAGES + JUA_ONLY)
 
 
 URL_NAME = "https://evil.example/x"
