@@ -1007,12 +1007,16 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
         if state[key] is None:
             state[key], why = worth_seeing(bots, ids, bot)
             state[f"path.why.{chosen}"] = (state[key], why)
+    if fresh and wanted is None:  # a link naming no match: said, and nothing else shown (not another match)
+        from app import links
+
+        state["filter.match_url"] = asked  # said once: the next run (a click in the sidebar) shows a match
+        st.error(links.missing("match", code(links.clip(asked)), []), icon=":material/search_off:")
+        st.page_link("app_pages/matches.py", label=_("Matches"), icon=":material/list:")
+        st.stop()
     if fresh and wanted not in ids:
         label = labels.get(state[key], state[key])
-        if wanted is None:
-            st.warning(_("There is no match {asked} in this database — showing {shown} instead.").format(
-                asked=code(asked), shown=md(label)), icon=":material/search_off:")  # fmt: skip
-        else:
+        if wanted is not None:
             st.warning(_("{asked} is a match of {its}, and this page shows {page} matches — showing {shown} instead.").format(
                 asked=code(asked), its=game_name(game_of[wanted]), page=game_name(chosen), shown=md(label)),
                 icon=":material/swap_horiz:")  # fmt: skip

@@ -151,12 +151,13 @@ def test_sidebar_picker_groups_by_game_with_labels_people_tell_apart(app: App, m
         assert at.query_params["match"] == worth_seeing(mixed_db, code)
 
 
-def test_a_link_to_no_match_says_so_and_shows_one(mixed_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    at = opened(mixed_db, "matches", monkeypatch, match="no-such-match")
-    assert "no-such-match" in at.warning[0].value and "no match" in at.warning[0].value
-    assert at.query_params["match"] == worth_seeing(mixed_db, "algori-uno")
-    at.run()  # the URL now names the match shown: no message on the next run
-    assert not at.warning
+def test_a_link_to_no_match_says_so_and_shows_nothing_else(mixed_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for page in ("matches", "penalties", "round_browser"):
+        at = opened(mixed_db, page, monkeypatch, match="no-such-match")
+        assert "no-such-match" in at.error[0].value and "no match" in at.error[0].value
+        assert not at.dataframe and not at.warning, page  # not another match in its place
+        at.run()  # said once: the next run (a click in the sidebar) shows the match worth seeing
+        assert not at.error and at.query_params["match"] == worth_seeing(mixed_db, "algori-uno")
 
 
 def test_another_games_match_on_a_game_page_says_so(mixed_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
