@@ -176,8 +176,10 @@ class DealerServer:
             else:
                 self.say(f"{code} ({name}) joined, {len(self.names) + len(self.opts.fill)} of {SEATS} seats taken")
                 self._maybe_start()
-            return None, {**data, "game_id": self.dealer_code(), "your_id": code,
-                          "total_turn": self.opts.rounds, "white_wild": self.opts.profile.white_wild or "none"}  # fmt: skip
+            answer = {**data, "game_id": self.dealer_code(), "your_id": code, "total_turn": self.opts.rounds}
+            if self.opts.profile.white_wild is not None:  # without white wilds the program's field is undefined: absent
+                answer["white_wild"] = self.opts.profile.white_wild
+            return None, answer
 
         for event in ("color-of-wild", "play-card", "draw-card", "play-draw-card", "challenge",
                       "pointed-not-say-uno", "special-logic"):  # fmt: skip

@@ -366,6 +366,29 @@ def test_a_refused_play_is_written_penalised_and_answered(tmp_path: Path) -> Non
     assert _findings(out) == []
 
 
+@pytest.mark.parametrize("white_wild", ["bind_2", "skip_bind_2", "none"])
+def test_each_white_wild_setting_is_told_as_the_program_tells_it(tmp_path: Path, white_wild: str) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Room V", "--rounds", "2", "--seed", "4", "--white-wild", white_wild,
+                              "--fill", "greedy", "stacker", "random")  # fmt: skip
+    bot = Bot(port, "Room V", "variant").start()
+    try:
+        code, err = _finish(proc)
+        assert code == 0, err
+    finally:
+        bot.close()
+    joined = next(d for e, _, d in bot.acks if e == "join-room")
+    first = next(d for e, d in bot.got if e == "first-player")
+    keys = ["room_name", "player", "game_id", "your_id", "total_turn"]
+    if white_wild == "none":  # the program's field is undefined then: absent from the payloads, and the log
+        assert list(joined) == keys and "white_wild" not in first
+        assert "white_wild" not in _lines(out)[4]["contents"]
+    else:
+        assert list(joined) == [*keys, "white_wild"] and joined["white_wild"] == first["white_wild"] == white_wild
+    r, _ = replay_lines(_lines(out))
+    assert r.ruleset.id == {"none": "algori-2023/no-white-wild"}.get(white_wild, f"algori-2023/{white_wild}")
+    assert _findings(out) == []
+
+
 def test_special_logic_is_written_counted_to_ten_and_refused_while_interrupts_are_restricted(tmp_path: Path) -> None:
     proc, port, out = _dealer(tmp_path, "--room", "Room S", "--rounds", "4", "--seed", "3",
                               "--fill", "greedy", "greedy", "greedy")  # fmt: skip
