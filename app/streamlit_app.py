@@ -139,7 +139,7 @@ try:
     _show_not_found(pages)
     page = st.navigation(pages, expanded=True)  # every game's pages in view: no "View more"
     if page.url_path != "not_found":
-        ui.sidebar_filters(con, GAME_OF.get(page.url_path))
+        ui.sidebar_filters(con, GAME_OF.get(page.url_path), board=page.url_path in ui.BOARD_PATHS)
     st.sidebar.caption(_("Database: {name} · {note}").format(name=ui.code(ui.db_path().name), note=_(ui.UPLOAD_NOTE[uploads.policy()])))
     page.run()
 finally:

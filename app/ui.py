@@ -37,10 +37,18 @@ UPLOAD_NOTE = {"open": N_("read-only here; logs can be added on the Upload page"
 
 #: Phones: page titles one size smaller, and broken between words only when they must (a Japanese title
 #: otherwise wraps one character onto a line of its own: "対戦リプレイヤ／ー"). Kifu's own style, no log text.
-PHONE_STYLE = ("<style>@media (max-width: 640px) {[data-testid='stMain'] h1 {font-size: 1.6rem; word-break: keep-all;"
+PHONE_STYLE = ("<style>"
+               # the main area starts just under Streamlit's top bar (6rem by default): the match's header and a
+               # board below it stay on a laptop's first screen
+               "[data-testid='stMainBlockContainer'] {padding-top: 4rem}"
+               "@media (max-width: 640px) {[data-testid='stMain'] h1 {font-size: 1.6rem; word-break: keep-all;"
                " overflow-wrap: anywhere} [data-testid='stMain'] h2, [data-testid='stMain'] h3 {overflow-wrap: anywhere}"
                # the table toolbar (👁 ⬇ 🔍 ⛶) sits above a table: room for it, so it covers no text there
-               " [data-testid='stElementContainer']:has([data-testid='stDataFrame']) {margin-top: 2.75rem}}"
+               " [data-testid='stElementContainer']:has([data-testid='stDataFrame']) {margin-top: 2.75rem}"
+               # the header naming the match: one row (its columns would stack into three)
+               " .st-key-path-header [data-testid='stHorizontalBlock'] {flex-wrap: nowrap; gap: .5rem}"
+               " .st-key-path-header [data-testid='stColumn'] {min-width: 0 !important; width: auto !important;"
+               " flex: 1 1 0 !important}}"
                "</style>")  # fmt: skip
 
 
@@ -877,9 +885,10 @@ def fault_link(bots: pd.DataFrame, bot: str | None, match: str, where: Any = st)
 
 
 def path_header(con: Any, game: str, matches: pd.DataFrame, labels: dict[str, str], bots: pd.DataFrame,
-                bot: str | None) -> None:  # fmt: skip
+                bot: str | None, *, board: bool = False) -> None:  # fmt: skip
     """The top of the main area: the match shown (game, name, date) with a control to change it, the bot chosen
-    (a picker of this game's bots), why this match, and a link to the bot's first fault in it."""
+    (a picker of this game's bots), why this match, and a link to the bot's first fault in it.  ``board``: one
+    row only (the board below is what the page is for: it stays in view on a laptop and a phone)."""
     state = st.session_state
     match = selected_match()
     ids = list(matches["match_id"])
@@ -895,8 +904,10 @@ def path_header(con: Any, game: str, matches: pd.DataFrame, labels: dict[str, st
                          on_change=_match_picked, args=(key,))  # fmt: skip
         state["path.bot"] = bot if bot in options else NO_BOT
         right.selectbox(_("My bot"), options, key="path.bot", format_func=bot_label(mine, counts=not watcher_present()),
-                        on_change=_bot_picked, help=_("Your bot, chosen once: every page and link keeps it (?bot= in "
+                        on_change=_bot_picked, label_visibility="collapsed" if board else "visible", help=_("Your bot, chosen once: every page and link keeps it (?bot= in "
                                                       "the URL) and opens on its worst match."))  # fmt: skip
+        if board:
+            return
         why = state.get(f"path.why.{game}")
         said = why[1] if why and why[0] == match else None
         if bot and not plays_on(bot_game(bots, bot), game):
@@ -947,7 +958,11 @@ def where_faults(con: Any, page: str, what: str, column: str = "faults") -> None
                      query_params=link_params(page, match=match), icon=":material/arrow_forward:")  # fmt: skip
 
 
-def sidebar_filters(con: Db | None, game: str | None = None) -> None:
+#: The boards (url paths): the board itself is what the page is for, so the header above it is one row.
+BOARD_PATHS = frozenset({"round_browser", "kakomimasu_board", "chaser_board"})
+
+
+def sidebar_filters(con: Db | None, game: str | None = None, *, board: bool = False) -> None:
     """Match and player pickers shared by every page; both live in the URL (``?match=…&player=…``).
 
     ``game``: the current page's game (its matches only); None on pages shared by every game, where a
@@ -1062,7 +1077,7 @@ def sidebar_filters(con: Db | None, game: str | None = None) -> None:
         st.query_params["bot"] = state["filter.bot_url"] = bot
     else:
         st.query_params.pop("bot", None)
-    path_header(con, chosen, matches, labels, bots, bot)
+    path_header(con, chosen, matches, labels, bots, bot, board=board)
 
 
 #: How a Kakomimasu game was decided (the rules' order: total points, then wall points).

@@ -36,10 +36,19 @@ def test_links_resolve_round_turn_and_event(app: Any, sample_db: Path) -> None:
     assert at.query_params["event"] == "650" and "seq" not in at.query_params  # the page writes the new name
     at = app(sample_db, "round_browser", seq="650")  # an old link, and no round: the round that holds the event
     assert replay(at)["round"] == 5 and replay(at)["jump"]["seq"] == 650
-    at = app(sample_db, "round_browser", round="5", turn="20", bot="P-00000006")
+    import duckdb
+
+    from queries import dashboard
+
+    con = duckdb.connect(str(sample_db), read_only=True)
+    try:
+        bot = str(dashboard.bot_matches(con)["bot_id"].iloc[0])  # a bot's identity: "name @ dealer"
+    finally:
+        con.close()
+    at = app(sample_db, "round_browser", round="5", turn="20", bot=bot)
     data = replay(at)
     assert _frame(data, data["jump"]["seq"])["turn"] == 20
-    assert at.query_params["bot"] == "P-00000006"  # the chosen bot stays in the link
+    assert at.query_params["bot"] == bot  # the chosen bot stays in the link
 
 
 @pytest.mark.parametrize(("query", "message"), [

@@ -121,8 +121,9 @@ def problems_on(page: Any, seen: dict[str, list[str]], lang: str, size: str) -> 
         problems.append("exception: " + page.locator("[data-testid='stException']").first.inner_text()[:300])
     if page.locator("[data-testid='stAlertContentError']").count():
         problems.append("error box: " + page.locator("[data-testid='stAlertContentError']").first.inner_text()[:300])
-    if page.locator("[role='dialog']").count():  # e.g. Streamlit's own English "Page not found"
-        problems.append("a dialog over the page: " + page.locator("[role='dialog']").first.inner_text()[:200])
+    dialogs = page.locator("[role='dialog']:visible")  # a help overlay kept hidden until asked for is no dialog
+    if dialogs.count():  # e.g. Streamlit's own English "Page not found"
+        problems.append("a dialog over the page: " + dialogs.first.inner_text()[:200])
     problems += [f"console error: {c[:200]}" for c in seen["console"]]
     problems += [f"failed request: {r[:160]}" for r in seen["failed"]]
     problems += [f"request beyond the server: {u[:120]}" for u in seen["requests"]]
