@@ -261,11 +261,11 @@ def run(args: argparse.Namespace, mongo_uri: str | None, out: TextIO = sys.stdou
 
     printer.note(f"following {len(feed_list)} source(s) into {args.db} — Ctrl-C stops")
     missing = _missing(args)
-    told: list[bool] = []
+    said_missing: list[bool] = []
 
     def tick(s: Status) -> None:
-        if not told:  # once the watcher holds the database: said once, then waited for
-            told.append(True)
+        if not said_missing:  # once the watcher holds the database: said once, then waited for
+            said_missing.append(True)
             for target in missing:
                 kind = "folder" if target.endswith(("/", os.sep)) else "log file (end it with / for a folder)"
                 printer.note(f"{target} does not exist yet — waiting for it as a {kind}")

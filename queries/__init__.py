@@ -108,6 +108,14 @@ def _is_duckdb_file(path: Path) -> bool:
 OFFLINE = {"autoinstall_known_extensions": False}
 
 
+def offline(con: duckdb.DuckDBPyConnection) -> None:
+    """No extension downloaded by this connection (see :data:`OFFLINE`)."""
+    try:
+        con.execute("set autoinstall_known_extensions = false")
+    except duckdb.Error:  # pragma: no cover - a DuckDB without the setting downloads nothing either
+        pass
+
+
 def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open a Kifu database, turning DuckDB's errors into one-line, actionable ones."""
     path = Path(path)
@@ -118,7 +126,7 @@ def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConn
     if path.is_file() and not _is_duckdb_file(path):
         raise DatabaseError(not_a_database(path))
     try:
-        con = duckdb.connect(str(path), read_only=read_only, config=OFFLINE)
+        con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.IOException as exc:
         text = str(exc)
         if "lock" in text.lower():
@@ -132,6 +140,7 @@ def connect(path: str | Path, *, read_only: bool = False) -> duckdb.DuckDBPyConn
         raise DatabaseError(f"{path}: not a DuckDB database ({text.splitlines()[0]})") from exc
     except duckdb.Error as exc:
         raise DatabaseError(f"{path}: cannot open database ({str(exc).splitlines()[0]})") from exc
+    offline(con)  # set, not given at open: DuckDB refuses two configurations of one file in a process
     try:
         con.execute("set enable_progress_bar = false")  # Kifu shows its own progress; keep stdout clean
     except duckdb.Error:  # inside Jupyter DuckDB refuses to touch the setting without ipywidgets

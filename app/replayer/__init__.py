@@ -166,7 +166,7 @@ kifuData().then((data) => {{
   const box = document.createElement("div");
   host.append(pick, box);
   let player = null;
-  // stepping past a round's last (first) event goes on into the next (previous) round
+  // stepping past a round's last (first) event continues with the next (previous) round
   const open = (i, atEnd) => {{
     if (player) player.destroy();
     box.replaceChildren();
