@@ -1266,3 +1266,17 @@ def wide_columns(columns: list[str]) -> dict[str, Any]:
     """Column settings that give long text the widest columns, under their human names."""
     return {_(COLUMN_NAMES.get(c, c)): st.column_config.TextColumn(_(COLUMN_NAMES.get(c, c)), width="large")
             for c in columns}  # fmt: skip
+
+
+def open_board_at_link(payload: dict[str, Any], match: str, key: str, *, by_turn: bool) -> int | None:
+    """A Kakomimasu or CHaser board opened where its link says (``?turn=``/``?event=``, app/links.py); a step
+    the game does not have is refused, and nothing else shown.  The step the link names (None: none)."""
+    from app import links
+
+    at, refused = links.locate(links.read(st.query_params), payload["frames"], by_turn=by_turn, quote=md)
+    if refused:
+        st.error(refused, icon=":material/link_off:")
+        links.forget(st.query_params)
+        st.stop()
+    payload["jump"] = links.jump(st.session_state, key, match, at, payload["frames"])
+    return at

@@ -19,12 +19,7 @@ with st.spinner(_("Replaying the game…")):
 frames.board_labels(payload)
 # a link ?event=… (an action; old links: ?seq=…) or ?turn=… (its first action); one the game does not have is
 # refused, and nothing else shown
-at, refused = links.locate(links.read(st.query_params), payload["frames"], by_turn=False, quote=ui.md)
-if refused:
-    st.error(refused, icon=":material/link_off:")
-    links.forget(st.query_params)
-    st.stop()
-payload["jump"] = links.jump(st.session_state, "ch", match, at, payload["frames"])
+at = ui.open_board_at_link(payload, match, "ch", by_turn=False)
 
 md_names = {k: ui.md(frames.clip(v)) for k, v in names.items()}  # bot names into Markdown: escaped, shortened
 st.subheader(chaser.end_sentence(summary.end_kind, summary.winner, summary.loser, summary.end_turn, summary.items, md_names))

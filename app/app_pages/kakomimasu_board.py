@@ -20,12 +20,7 @@ with st.spinner(_("Replaying the game…")):
     game = ui.replayed(kakomimasu.parse, q.match_records(con, match), (GameLogError, ValueError))
     payload = frames.board_labels(kakomimasu.game_payload(game, match=match, names=names))
 # a link ?turn=… (or ?event=…): that turn; a turn the game does not have is refused, and nothing else shown
-turn, refused = links.locate(links.read(st.query_params), payload["frames"], by_turn=True, quote=ui.md)
-if refused:
-    st.error(refused, icon=":material/link_off:")
-    links.forget(st.query_params)
-    st.stop()
-payload["jump"] = links.jump(st.session_state, "km", match, turn, payload["frames"])
+turn = ui.open_board_at_link(payload, match, "km", by_turn=True)
 
 size = f"{info['width']}×{info['height']}"
 board = info.get("board_name") if isinstance(info.get("board_name"), str) else None
