@@ -312,6 +312,17 @@ def _finish(proc: subprocess.Popen[str], timeout: float = 240) -> tuple[int, str
     return proc.returncode, err
 
 
+def _played(proc: subprocess.Popen[str], *bots: Any, timeout: float = 240, exit_code: int = 0) -> str:
+    """Wait for the dealer to end the match (its bots closed whatever happens); its stderr."""
+    try:
+        code, err = _finish(proc, timeout)
+    finally:
+        for b in bots:
+            b.close()
+    assert code == exit_code, err
+    return err
+
+
 def test_a_short_match_between_socketio_bots(tmp_path: Path) -> None:
     proc, port, out = _dealer(tmp_path, "--room", "Room A", "--rounds", "3", "--seed", "5")
     bots = [Bot(port, "Room A", f"bot {i}").start() for i in range(1, 5)]
@@ -345,11 +356,7 @@ def test_a_short_match_between_socketio_bots(tmp_path: Path) -> None:
 def test_a_refused_play_is_written_penalised_and_answered(tmp_path: Path) -> None:
     proc, port, out = _dealer(tmp_path, "--room", "Room F", "--rounds", "1", "--fill", "greedy", "greedy", "greedy")
     bot = Bot(port, "Room F", "cheat", cheat=True).start()
-    try:
-        code, err = _finish(proc)
-        assert code == 0, err
-    finally:
-        bot.close()
+    _played(proc, bot)
     lines = _lines(out)
     i = next(i for i, x in enumerate(lines) if x["event"] == "penalty" and x["contents"]["player"] == bot.code
              and x["contents"]["error"] == "Card play not exist of player.")  # fmt: skip
@@ -371,11 +378,7 @@ def test_each_white_wild_setting_is_told_as_the_program_tells_it(tmp_path: Path,
     proc, port, out = _dealer(tmp_path, "--room", "Room V", "--rounds", "2", "--seed", "4", "--white-wild", white_wild,
                               "--fill", "greedy", "stacker", "random")  # fmt: skip
     bot = Bot(port, "Room V", "variant").start()
-    try:
-        code, err = _finish(proc)
-        assert code == 0, err
-    finally:
-        bot.close()
+    _played(proc, bot)
     joined = next(d for e, _, d in bot.acks if e == "join-room")
     first = next(d for e, d in bot.got if e == "first-player")
     keys = ["room_name", "player", "game_id", "your_id", "total_turn"]
@@ -393,11 +396,7 @@ def test_special_logic_is_written_counted_to_ten_and_refused_while_interrupts_ar
     proc, port, out = _dealer(tmp_path, "--room", "Room S", "--rounds", "4", "--seed", "3",
                               "--fill", "greedy", "greedy", "greedy")  # fmt: skip
     bot = SpecialBot(port, "Room S", "special").start()
-    try:
-        code, err = _finish(proc)
-        assert code == 0, err
-    finally:
-        bot.close()
+    _played(proc, bot)
     lines = _lines(out)
     titles = [x["contents"]["title"] for x in lines if x["event"] == "special-logic"]
     assert titles[:12] == ["burst"] * 12  # the eleventh and twelfth written too
@@ -418,11 +417,7 @@ def test_special_logic_restarts_the_clock_of_the_player_waited_for(tmp_path: Pat
     proc, port, out = _dealer(tmp_path, "--room", "Room T", "--rounds", "1", "--timeout-ms", "2000",
                               "--fill", "greedy", "greedy", "greedy")  # fmt: skip
     bot = SpecialBot(port, "Room T", "slow", stretch=1.5).start()
-    try:
-        code, err = _finish(proc)
-        assert code == 0, err
-    finally:
-        bot.close()
+    _played(proc, bot)
     lines = _lines(out)
     assert not [x for x in lines if x["event"] == "penalty"], [x["contents"] for x in lines if x["event"] == "penalty"]
     i = next(i for i, x in enumerate(lines) if x["event"] == "next-player" and x["contents"]["next_player"] == bot.code)
@@ -437,12 +432,7 @@ def test_a_foul_at_25_cards_is_refused_with_no_penalty_line_and_the_turn_lost(tm
     proc, port, out = _dealer(tmp_path, "--room", "Room H", "--rounds", "1", "--seed", "2")
     bots = [Hoarder(port, "Room H", "fouls", foul=True).start()] + \
         [Hoarder(port, "Room H", f"hoarder {i}").start() for i in range(3)]  # fmt: skip
-    try:
-        code, err = _finish(proc, 120)
-        assert code == 0, err
-    finally:
-        for b in bots:
-            b.close()
+    _played(proc, *bots, timeout=120)
     foul = bots[0]
     assert not foul.fouls, "never reached 25 cards"
     assert ("play-card", {"message": "Card play not exist of player."}, None) in foul.acks
@@ -524,12 +514,7 @@ def test_join_errors_only_answer(tmp_path: Path) -> None:
     assert wrong.acks == [("join-room", {"message": "Dealer not found."}, None)]
     assert long.acks == [("join-room", {"message": "Player name too long."}, None)]
     bot = Bot(port, "Room B", "solo").start()
-    try:
-        code, err = _finish(proc)
-        assert code == 0, err
-    finally:
-        for b in (wrong, long, bot):
-            b.close()
+    _played(proc, wrong, long, bot)
     assert _findings(out) == []
 
 
@@ -537,11 +522,7 @@ def test_a_bot_that_never_answers_is_penalised_on_the_clock(tmp_path: Path) -> N
     proc, port, out = _dealer(tmp_path, "--room", "Room C", "--rounds", "1", "--timeout-ms", "300",
                               "--fill", "greedy", "greedy", "greedy")  # fmt: skip
     bot = Bot(port, "Room C", "sleeper", silent=True).start()
-    try:
-        code, err = _finish(proc)
-        assert code == 0, err
-    finally:
-        bot.close()
+    _played(proc, bot)
     lines = _lines(out)
     timeouts = [x for x in lines if x["event"] == "penalty" and x["contents"]["error"] == "timeout"]
     assert timeouts and all(x["contents"]["player"] == bot.code for x in timeouts)
@@ -554,12 +535,7 @@ def test_a_bot_that_leaves_mid_match(tmp_path: Path) -> None:
                               "--fill", "greedy", "random")  # fmt: skip
     stays = Bot(port, "Room D", "stays").start()
     leaves = Bot(port, "Room D", "leaves", leave_after=2).start()
-    try:
-        code, err = _finish(proc)
-        assert code == 0, err
-    finally:
-        stays.close()
-        leaves.close()
+    _played(proc, stays, leaves)
     lines = _lines(out)
     gone = [x for x in lines if x["event"] == "disconnect"]
     assert [x["player"] for x in gone] == [leaves.code] and "turn" not in gone[0] and "desk" not in gone[0]
@@ -585,12 +561,7 @@ def test_a_player_that_left_joins_again_under_its_name_and_plays_on(tmp_path: Pa
     twin = Bot(port, "Room R", "comeback")
     twin.sio.connect(f"http://127.0.0.1:{port}", transports=["websocket"])
     twin.emit("join-room", {"room_name": "Room R", "player": "comeback"})
-    try:
-        code, err = _finish(proc)
-        assert code == 0, err
-    finally:
-        for b in (first, again, stranger, twin):
-            b.close()
+    _played(proc, first, again, stranger, twin)
     assert again.code == first.code and again.finished.is_set() and again.turns > 0
     assert stranger.acks == [("join-room", {"message": "Dealer max player. You can not join room."}, None)]
     assert twin.acks == [("join-room", {"message": "Player name duplicate."}, None)]
@@ -603,11 +574,7 @@ def test_a_player_that_left_joins_again_under_its_name_and_plays_on(tmp_path: Pa
 def test_everyone_leaving_stops_the_dealer_with_a_reason(tmp_path: Path) -> None:
     proc, port, out = _dealer(tmp_path, "--room", "Room E", "--rounds", "50", "--fill", "greedy", "greedy", "greedy")
     bot = Bot(port, "Room E", "quitter", leave_after=1).start()
-    try:
-        code, err = _finish(proc, 60)
-    finally:
-        bot.close()
-    assert code == 1
+    err = _played(proc, bot, timeout=60, exit_code=1)
     assert "every player left" in err and err.strip().count("\n") < 6
 
 
@@ -617,12 +584,8 @@ def test_the_last_player_at_the_table_is_answered_fewer_than_two_and_let_go(tmp_
     proc, port, out = _dealer(tmp_path, "--room", "Room G", "--rounds", "50")
     stays = Bot(port, "Room G", "stays").start()
     quitters = [Bot(port, "Room G", f"quitter {i}", leave_after=1).start() for i in range(3)]
-    try:
-        code, err = _finish(proc, 60)
-    finally:
-        for b in (stays, *quitters):
-            b.close()
-    assert code == 1 and "every player left" in err, err
+    err = _played(proc, stays, *quitters, timeout=60, exit_code=1)
+    assert "every player left" in err, err
     assert any(e != "join-room" and err is not None and err["message"] == "Number of socket client join dealer lower two."
                for e, err, _ in stays.acks), stays.acks  # fmt: skip
     assert [x["player"] for x in _lines(out) if x["event"] == "disconnect"][-1] == stays.code  # let go by the dealer
