@@ -207,6 +207,7 @@ class Watcher:
         # bounded batches after the followed lines, instead of a copy swapped in that would hold every batch up
         self.inbox = handoff.Inbox(self.db, resolve_ruleset=_profile)
         self._current: handoff.Request | None = None  # the request whose item the batch is taking
+        self._waiting_records = 0  # records polled and not stored yet (run() says, before it polls)
         # Batches since the file was last compacted.  Small batches leave it larger than one ingest would
         # (DuckDB stores each checkpoint's new rows in pieces of their own, and rewrites a table's newest
         # row group whole); it is compacted (rewritten, :func:`queries.sharing.compact`) once a match ends
@@ -234,6 +235,7 @@ class Watcher:
                 deferred: float | None = None  # since when batches are put off for readers
                 while not self._stop and not (until is not None and until()):
                     if _records(pending) < self.max_batch:  # a backlog is read as fast as it is stored, no faster
+                        self._waiting_records = _records(pending)
                         got = self.poll()
                         pending += got
                         self._pending_seen += [polled] * len(got)
@@ -308,7 +310,9 @@ class Watcher:
             taken += sum(len(i.records) for i in got if isinstance(i, Lines))
             if getattr(f, "problem", None):
                 problems.append(f.problem)
-        items += self.inbox.poll(max(0, self.max_batch - taken))  # what ingests handed over: after the followed lines
+        # what ingests handed over, after the followed lines and never more than a batch waiting: the followed
+        # sources are looked at every poll, and their lines go in the next batch
+        items += self.inbox.poll(max(0, self.max_batch - taken - self._waiting_records))
         self.status.ingests = self.inbox.files_left()
         self.status.problems = problems
         self.status.behind = sum(f.behind() for f in self.feeds)
@@ -367,7 +371,9 @@ class Watcher:
                     self._current = self.inbox.request_of(getattr(item, "key", ""))
                     if isinstance(item, handoff.RequestEnd):
                         ended.append(item.request)
-                        self._ended = True  # compacted once the ingest's files are all in: once per ingest
+                        req = self.inbox.requests.get(item.request)
+                        # compacted once the ingest's files are all in (once per ingest), if they added anything
+                        self._ended |= req is None or bool(req.report.ingested or req.report.quarantined)
                     elif isinstance(item, Lines):
                         asm = self._assembler(item.key, item.name, store)
                         done = self._take(item, asm, store, deadline)
