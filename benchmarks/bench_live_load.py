@@ -226,20 +226,24 @@ def main() -> int:
         print(f"ingests: {len(ingests)}, wall p50 {statistics.median(e[0] for e in ingests):.1f} s, "
               f"failed {sum(1 for e in ingests if e[1])}")
     written_until = replay_end[0] if replay_end else time.monotonic()
-    gaps = []  # per ingest run while the match was being written: its longest stretch without a watcher commit
+    gaps = []  # per ingest run, while the match was being written: its longest stretch without a watcher commit
+    written_from = commits[0] if commits else written_until  # the replay's first lines stored: the match is on
     for s0, s1 in spans:
-        if s1 > written_until:
+        s0, s1 = max(s0, written_from), min(s1, written_until)
+        if s1 - s0 < 1.0:
             continue
         marks = [s0] + [c for c in commits if s0 < c < s1] + [s1]
         gaps.append(max(b - a for a, b in zip(marks, marks[1:])))
-    inside = [c for c in commits if any(s0 < c < s1 for s0, s1 in spans)]
+    inside = [c for c in commits if any(s0 < c < min(s1, written_until) for s0, s1 in spans)]
+    outside = [b - a for a, b in zip(commits, commits[1:]) if b < written_until
+               and not any(s0 < b and a < s1 for s0, s1 in spans)]  # fmt: skip
     if gaps:
-        print(f"watcher commits during ingests (the match being written until {written_until - started:.0f} s): "
-              f"{len(gaps)} ingests, {len(inside)} commits inside them; longest gap between two commits in an "
-              f"ingest: p50 {pct(gaps, .5):.1f} s, max {max(gaps):.1f} s (ingest wall p50 "
-              f"{statistics.median(b - a for a, b in spans):.1f} s)")  # fmt: skip
+        print(f"watcher commits while ingests ran and the match was being written (until {written_until - started:.0f}"
+              f" s): {len(gaps)} ingests, {len(inside)} commits; longest gap between two commits in an ingest: p50 "
+              f"{pct(gaps, .5):.1f} s, max {max(gaps):.1f} s; between commits with no ingest running: p95 "
+              f"{pct(outside, .95):.1f} s, max {max(outside, default=0):.1f} s")  # fmt: skip
     else:
-        print("watcher commits during ingests: no ingest ended while the match was being written (raise --rounds)")
+        print("watcher commits during ingests: no ingest ran while the match was being written (raise --rounds)")
     notes = (tmp / "watch.err").read_text(errors="replace").splitlines()
     waiting = [n for n in notes if "waiting" in n]
     print(f"watcher notes: {len(notes)} ({len(waiting)} about waiting) {waiting[:3]}")

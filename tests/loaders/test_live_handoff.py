@@ -145,3 +145,41 @@ def test_the_ingest_swaps_when_the_watcher_dies(tmp_path: Path) -> None:
     assert watcher.wait(timeout=60) == 0
     ingest_files(tmp_path / "one.duckdb", followed, *others)
     assert_same(db, tmp_path / "one.duckdb")
+
+
+def test_sigterm_stops_an_ingest_handed_over(tmp_path: Path) -> None:
+    """SIGTERM to an ingest whose files the watcher reads: it ends at once (143) and says what stays stored; the
+    watcher stops reading the files and goes on; the same ingest run again completes the files, and the database
+    equals a one-shot ingest."""
+    followed = fixture_path("speciallogic_timeout_probe_2")
+    others = [fixture_path(m) for m in ("demo4_bind2_60", "deckout_hoard3_aggressor1_12")]
+    log, db = tmp_path / "Dealer 1-D-00000001.log", tmp_path / "w.duckdb"
+    log.write_bytes(b"".join(lines_of(followed)))
+    watcher = _watch(log, db, tmp_path)
+    inbox = handoff.inbox_dir(db)
+    try:
+        _wait_events(db, len(lines_of(followed)), watcher, timeout=60)
+        cmd = _kifu("ingest", *map(str, others), "--db", str(db), "--no-progress")
+        ingest = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=REPO, text=True)
+        deadline = time.monotonic() + 60
+        while not list(inbox.glob("*.progress")):
+            assert time.monotonic() < deadline and ingest.poll() is None, "the watcher read nothing of the files"
+            time.sleep(0.05)
+        ingest.send_signal(signal.SIGTERM)
+        sent = time.monotonic()
+        _, err = ingest.communicate(timeout=30)
+        assert ingest.returncode == 143 and time.monotonic() - sent < 2.0, err
+        assert "interrupted; kifu watch" in err and "stays in the database" in err, err
+        deadline = time.monotonic() + 20
+        while list(inbox.iterdir()):  # the watcher stopped reading them and removed the request
+            assert time.monotonic() < deadline, list(inbox.iterdir())
+            time.sleep(0.1)
+        assert watcher.poll() is None
+        again = subprocess.run(cmd, capture_output=True, text=True, env=ENV, cwd=REPO, timeout=180)
+        assert again.returncode == 0 and "reads these files between its own batches" in again.stderr, again.stderr
+    finally:
+        watcher.send_signal(signal.SIGTERM)
+        watcher.wait(timeout=60)
+    assert watcher.returncode == 0, (tmp_path / "watch.err").read_text()
+    ingest_files(tmp_path / "one.duckdb", followed, *others)
+    assert_same(db, tmp_path / "one.duckdb")
