@@ -16,8 +16,14 @@ what the watcher and the export went through.
    watcher's gate (``queries.sharing.read_gate``) is timed, with what held the file at its end: an ingest
    or a compaction (``<db>.lock`` held, a ``.ingest.tmp`` / ``.compact.tmp`` copy there) or a batch.
 
+5. The watcher's commits are seen without reading the database: after every commit that adds to the match it
+   follows it rewrites its resume points (``<db>.watch.resume``), whose stamp is looked at every 20 ms.  For
+   every ingest that ran while the match was still being written, the longest gap between two such commits
+   (counted from the ingest's start to its end) — how long the live view stood still because of an ingest.
+
 Printed: page first render p50/p95/max per page and over all, gate waits p50/p95/max and the longest with
-their cause, exports (wall/CPU), the watcher's notes, the machine's load average before and after.
+their cause, exports (wall/CPU), the watcher's commits during ingests, the watcher's notes, the machine's load
+average before and after.
 """
 
 from __future__ import annotations
@@ -109,6 +115,9 @@ def main() -> int:
     stop = threading.Event()
     exports: list[tuple[float, float, int]] = []
     ingests: list[tuple[float, int]] = []
+    spans: list[tuple[float, float]] = []  # (start, end) of every ingest, monotonic
+    commits: list[float] = []  # when the watcher committed lines of the followed match (its resume points rewritten)
+    replay_end: list[float] = []
 
     def loop(cmd: list[str], out: list[Any], cpu: bool) -> None:
         while not stop.is_set():
@@ -119,11 +128,30 @@ def main() -> int:
             wall = time.monotonic() - t
             used = usage.ru_utime + usage.ru_stime
             out.append((wall, used, child.returncode) if cpu else (wall, child.returncode))
+            if not cpu:
+                spans.append((t, t + wall))
+
+    def commits_seen() -> None:
+        resume, last = db.with_name(db.name + ".watch.resume"), None
+        while not stop.is_set():
+            try:
+                st = os.stat(resume)
+                stamp: Any = (st.st_ino, st.st_mtime_ns, st.st_size)
+            except OSError:
+                stamp = None
+            now = time.monotonic()
+            if stamp is not None and stamp != last:
+                commits.append(now)
+            last = stamp
+            if not replay_end and replay.poll() is not None:
+                replay_end.append(now)
+            time.sleep(0.02)
 
     threads = [threading.Thread(target=loop, args=([*kifu, "ingest", str(others), "--db", str(db)], ingests, False),
                                 daemon=True),
                threading.Thread(target=loop, args=([*kifu, "export", "--db", str(db), "--to", str(lake),
                                                     "--no-progress"], exports, True), daemon=True)]  # fmt: skip
+    threads.append(threading.Thread(target=commits_seen, daemon=True))
     for t in threads:
         t.start()
 
@@ -197,6 +225,25 @@ def main() -> int:
     if ingests:
         print(f"ingests: {len(ingests)}, wall p50 {statistics.median(e[0] for e in ingests):.1f} s, "
               f"failed {sum(1 for e in ingests if e[1])}")
+    written_until = replay_end[0] if replay_end else time.monotonic()
+    gaps = []  # per ingest run, while the match was being written: its longest stretch without a watcher commit
+    written_from = commits[0] if commits else written_until  # the replay's first lines stored: the match is on
+    for s0, s1 in spans:
+        s0, s1 = max(s0, written_from), min(s1, written_until)
+        if s1 - s0 < 1.0:
+            continue
+        marks = [s0] + [c for c in commits if s0 < c < s1] + [s1]
+        gaps.append(max(b - a for a, b in zip(marks, marks[1:])))
+    inside = [c for c in commits if any(s0 < c < min(s1, written_until) for s0, s1 in spans)]
+    outside = [b - a for a, b in zip(commits, commits[1:]) if b < written_until
+               and not any(s0 < b and a < s1 for s0, s1 in spans)]  # fmt: skip
+    if gaps:
+        print(f"watcher commits while ingests ran and the match was being written (until {written_until - started:.0f}"
+              f" s): {len(gaps)} ingests, {len(inside)} commits; longest gap between two commits in an ingest: p50 "
+              f"{pct(gaps, .5):.1f} s, max {max(gaps):.1f} s; between commits with no ingest running: p95 "
+              f"{pct(outside, .95):.1f} s, max {max(outside, default=0):.1f} s")  # fmt: skip
+    else:
+        print("watcher commits during ingests: no ingest ran while the match was being written (raise --rounds)")
     notes = (tmp / "watch.err").read_text(errors="replace").splitlines()
     waiting = [n for n in notes if "waiting" in n]
     print(f"watcher notes: {len(notes)} ({len(waiting)} about waiting) {waiting[:3]}")

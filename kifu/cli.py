@@ -477,10 +477,19 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             print("kifu ingest: give log files, a directory, --sample or a MongoDB URI "
                   "(--mongo-uri, --mongo-uri-file or KIFU_MONGO_URI)", file=sys.stderr)  # fmt: skip
             return 2
-        report = ingest_swapped(sources, args.db, progress=_progress_factory(not args.no_progress),
-                                jobs=args.jobs or _cores(), ruleset=ruleset,
-                                waiting=lambda msg: print(f"kifu ingest: {terminal(msg)}", file=sys.stderr,
-                                                          flush=True))  # fmt: skip
+        report = None
+        if not mongo_uri:  # a kifu watch writing into the database reads the files itself (docs/live.md)
+            report = _hand_over(args, sources)
+        if report is None:
+            report = ingest_swapped(sources, args.db, progress=_progress_factory(not args.no_progress),
+                                    jobs=args.jobs or _cores(), ruleset=ruleset,
+                                    waiting=lambda msg: print(f"kifu ingest: {terminal(msg)}", file=sys.stderr,
+                                                              flush=True))  # fmt: skip
+    except _HandOverStopped as exc:
+        print(f"kifu ingest: interrupted; kifu watch{f' (process {exc.pid})' if exc.pid else ''} stops reading "
+              f"these files — what it stored of them ({exc.stored:,} records read) stays in the database",
+              file=sys.stderr)  # fmt: skip
+        return 143 if _terminated else 130
     except (SourceError, DatabaseError, SettingError) as exc:
         print(f"kifu ingest: {terminal(exc)}", file=sys.stderr)
         return 1
@@ -492,6 +501,52 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"kifu ingest: nothing could be ingested{left}", file=sys.stderr)
         return 1
     return 0
+
+
+class _HandOverStopped(Exception):
+    def __init__(self, stored: int, pid: int | None) -> None:
+        super().__init__(stored)
+        self.stored, self.pid = stored, pid
+
+
+def _hand_over(args: argparse.Namespace, sources: list[Any]) -> Any:
+    """The report of a ``kifu watch`` on ``args.db`` that read ``sources`` for this ingest, or None (no watcher, or
+    it could not: the ingest then swaps a copy in, as without one).  Ctrl-C/SIGTERM: :class:`_HandOverStopped`."""
+    from common.safe import terminal
+    from loaders.live import handoff
+    from queries.sharing import watcher_present
+
+    if not watcher_present(Path(args.db).resolve()):
+        return None
+    bar: list[Any] = []
+
+    def progress(done: int, total: int) -> None:
+        if args.no_progress or not total:
+            return
+        if not bar:
+            from tqdm import tqdm
+
+            bar.append(tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc="read by kifu watch",
+                            leave=False, file=sys.stderr, dynamic_ncols=True, mininterval=0.5))  # fmt: skip
+        bar[0].update(max(0, min(done, total) - bar[0].n))
+
+    def say(text: str) -> None:
+        if bar:
+            bar[0].clear()
+        print(terminal(text if text.startswith("kifu ingest:") else f"kifu ingest: {text}"), file=sys.stderr,
+              flush=True)  # fmt: skip
+
+    try:
+        report = handoff.hand_over(args.db, sources, ruleset=getattr(args, "ruleset", None), say=say,
+                                   progress=progress)  # fmt: skip
+    except handoff.Interrupted as exc:
+        raise _HandOverStopped(exc.stored, exc.pid) from None
+    finally:
+        if bar:
+            bar[0].close()
+    if report is not None and report.status == "empty":
+        report.database = "written" if report.quarantined else "unchanged"  # quarantined records are stored
+    return report
 
 
 def cmd_play(args: argparse.Namespace) -> int:

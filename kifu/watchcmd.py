@@ -152,6 +152,7 @@ class Printer:
                 + f" · {s.live} live · {s.findings:,} findings"
                 + (f" · {s.quarantined:,} quarantined" if s.quarantined else "")
                 + (f" · {s.waiting}" if s.waiting else "")
+                + (f" · reading {s.ingests} file(s) for kifu ingest" if s.ingests else "")
                 + "".join(f" · {p}" for p in s.problems))  # fmt: skip
         text = terminal(text)
         if self.tty:

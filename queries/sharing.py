@@ -26,7 +26,8 @@ is where:
 The dashboard side of the protocol is :func:`read_gate` (used by ``app.ui``); the watcher's side
 is :func:`watching` and :class:`Writer`.  Every batch also holds ``<db>.lock``, the lock
 ``kifu ingest`` and the upload page hold while they swap a new file in, so a swap never loses a
-batch and a batch never lands in a file about to be replaced.
+batch and a batch never lands in a file about to be replaced.  (``kifu ingest`` does not swap while a
+watcher is there: it hands its files to the watcher, ``loaders.live.handoff``.)
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ reading the current file while :func:`ingest_swapped` ingests into ``<db>.ingest
 of it), then atomically renames the copy over the original.  Readers that reopen by
 modification time pick up the new file; readers with an open connection keep the old one
 until they reopen.  A lock file serialises concurrent ingests of the same database.
+
+While a ``kifu watch`` writes the database in place, ``kifu ingest`` does not come here: it hands its
+files to the watcher (:mod:`loaders.live.handoff`), and comes here only when the watcher could not read
+them (a swap holds ``<db>.lock`` for its whole run, and the watcher's batches wait for it).
 """
 
 from __future__ import annotations

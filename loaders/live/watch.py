@@ -35,6 +35,7 @@ from loaders.core.feeds import Document, Lines, Restart
 from loaders.pipeline import RunReport, SourceReport, ingest_source, quarantine_record
 from loaders.core.sources import Record
 from loaders.core.store import Store
+from loaders.live import handoff
 
 #: Records taken into one batch at the most (a backlog — a watcher started late or restarted — goes in
 #: several): a batch of new lines costs about 0.2 ms a record on an idle core, so a batch holds the file
@@ -91,6 +92,7 @@ class Status:
     live: int = 0  # matches being played
     waiting: str | None = None  # what the watcher waits for, if anything
     problems: list[str] = field(default_factory=list)  # sources that cannot be read right now
+    ingests: int = 0  # files handed over by `kifu ingest` runs (loaders.live.handoff) not read to their end yet
 
 
 #: What a resume point keeps of an open match (besides its replay): what ``_resume`` would rebuild from
@@ -201,6 +203,11 @@ class Watcher:
         self.batch_max_s = batch_max_s
         self._stop = False
         self._writer = live.Writer(self.db, waiting=self._waiting)
+        # `kifu ingest` runs into this database hand their files over (loaders.live.handoff): read here, in
+        # bounded batches after the followed lines, instead of a copy swapped in that would hold every batch up
+        self.inbox = handoff.Inbox(self.db, resolve_ruleset=_profile)
+        self._current: handoff.Request | None = None  # the request whose item the batch is taking
+        self._waiting_records = 0  # records polled and not stored yet (run() says, before it polls)
         # Batches since the file was last compacted.  Small batches leave it larger than one ingest would
         # (DuckDB stores each checkpoint's new rows in pieces of their own, and rewrites a table's newest
         # row group whole); it is compacted (rewritten, :func:`queries.sharing.compact`) once a match ends
@@ -228,9 +235,11 @@ class Watcher:
                 deferred: float | None = None  # since when batches are put off for readers
                 while not self._stop and not (until is not None and until()):
                     if _records(pending) < self.max_batch:  # a backlog is read as fast as it is stored, no faster
+                        self._waiting_records = _records(pending)
                         got = self.poll()
                         pending += got
                         self._pending_seen += [polled] * len(got)
+                        pending, self._pending_seen = self._followed_first(pending, self._pending_seen)
                         if self.status.behind and self._backlog_since is None:
                             self._backlog_since = polled
                         elif not self.status.behind:
@@ -273,6 +282,20 @@ class Watcher:
                     self._writer.release(checkpoint=True)
                     for f in self.feeds:
                         f.close()
+                    self.inbox.close()  # requests not answered: their ingests see the watcher gone and swap
+
+    def _followed_first(self, pending: list[Any], seen: list[float]) -> tuple[list[Any], list[float]]:
+        """``pending`` with the followed sources' items before those of ingests (each stream keeps its order, and
+        streams are independent): a line of a match being played waits behind one batch of an ingest at most."""
+        if not self.inbox.active():
+            return pending, seen
+        ours = [i for i, item in enumerate(pending) if not self._handed(item)]
+        theirs = [i for i, item in enumerate(pending) if self._handed(item)]
+        order = ours + theirs
+        return [pending[i] for i in order], [seen[i] for i in order] if len(seen) == len(pending) else seen
+
+    def _handed(self, item: Any) -> bool:
+        return isinstance(item, handoff.RequestEnd) or self.inbox.request_of(getattr(item, "key", "")) is not None
 
     def poll(self) -> list[Any]:
         """What the feeds added, up to :attr:`max_batch` records (the rest comes next time)."""
@@ -287,6 +310,10 @@ class Watcher:
             taken += sum(len(i.records) for i in got if isinstance(i, Lines))
             if getattr(f, "problem", None):
                 problems.append(f.problem)
+        # what ingests handed over, after the followed lines and never more than a batch waiting: the followed
+        # sources are looked at every poll, and their lines go in the next batch
+        items += self.inbox.poll(max(0, self.max_batch - taken - self._waiting_records))
+        self.status.ingests = self.inbox.files_left()
         self.status.problems = problems
         self.status.behind = sum(f.behind() for f in self.feeds)
         return items
@@ -335,12 +362,19 @@ class Watcher:
                 store._ranges = self._ranges
                 found = self._capture(store)
                 touched: dict[str, _Assembler] = {}
+                ended: list[str] = []  # ingest requests whose last item this batch takes
                 deadline = time.monotonic() + self.batch_max_s if bounded and not final else None
                 for i, item in enumerate(items):
                     if deadline is not None and i and time.monotonic() > deadline:
                         self._carry = items[i:]  # the batch is long enough: the rest goes in the next one
                         break
-                    if isinstance(item, Lines):
+                    self._current = self.inbox.request_of(getattr(item, "key", ""))
+                    if isinstance(item, handoff.RequestEnd):
+                        ended.append(item.request)
+                        req = self.inbox.requests.get(item.request)
+                        # compacted once the ingest's files are all in (once per ingest), if they added anything
+                        self._ended |= req is None or bool(req.report.ingested or req.report.quarantined)
+                    elif isinstance(item, Lines):
                         asm = self._assembler(item.key, item.name, store)
                         done = self._take(item, asm, store, deadline)
                         touched[item.key] = asm
@@ -351,13 +385,17 @@ class Watcher:
                             self._last_logged = item.logged_ms
                     elif isinstance(item, Restart):
                         asm = self._asm.pop(item.key, None)
-                        self._ended = True
+                        self._ended |= self._current is None  # an ingest's file ended: not a match played
+                        touched.pop(item.key, None)
                         if asm is not None:
                             asm.rebind(store)
-                            asm.on_match_done = self._done(store)
+                            asm.on_match_done = self._done(store, item.key)
                             asm.close()
+                            if self._current is not None:
+                                self._current.report.unknown_events.update(asm.unknown)
                     elif isinstance(item, Document):
                         self._document(item, store)
+                self._current = None
                 live_now = self._settle(touched, store, final)
                 rebuilt = matches.Assembler(source="", run_id=self.run_id, store=store, validate=self.validate,
                                            ruleset=self.ruleset, on_match_done=self._done(store)).reassemble()  # fmt: skip
@@ -370,6 +408,7 @@ class Watcher:
                 self._write_run(con, store)
                 con.execute("commit")
             except BaseException:
+                self._current = None
                 try:
                     store.close(discard=True)  # type: ignore[possibly-undefined]
                 except Exception:  # noqa: BLE001
@@ -384,6 +423,7 @@ class Watcher:
             snapshot.execute("rollback")
             snapshot.close()
             self._save_points(con, final)
+            self.inbox.committed(ended, self.run_id, self.db)  # after the commit: the ingests' answers
         self._identity = self._writer.identity
         self._since_compact += 1
         self.status.batches += 1
@@ -414,13 +454,20 @@ class Watcher:
                 rows.append(row)
             elif table == "events":
                 self._new_events += 1
+                if self._current is not None:
+                    self._current.new_events += 1
+                    self._current.report.ingested += 1
             add(table, row)
 
         def extend_(table: str, batch: Any) -> None:
             if table == "violations":
                 rows.extend(batch if isinstance(batch, list) else [tuple(r.values()) for r in batch.to_pylist()])
             elif table == "events":
-                self._new_events += len(batch) if isinstance(batch, list) else batch.num_rows
+                n = len(batch) if isinstance(batch, list) else batch.num_rows
+                self._new_events += n
+                if self._current is not None:
+                    self._current.new_events += n
+                    self._current.report.ingested += n
             extend(table, batch)
 
         def add_violation_(v: Any) -> None:
@@ -434,37 +481,53 @@ class Watcher:
     def _assembler(self, key: str, name: str, store: Store) -> _Assembler:
         asm = self._asm.get(key)
         if asm is None:
-            asm = _Assembler(source=name, run_id=store.run_id, store=store, on_match_done=self._done(store),
-                             validate=self.validate, ruleset=self.ruleset)  # fmt: skip
-            asm.points = self._points
+            req = self.inbox.request_of(key)
+            asm = _Assembler(source=name, run_id=store.run_id, store=store, on_match_done=self._done(store, key),
+                             validate=self.validate, ruleset=self.ruleset if req is None else req.ruleset)  # fmt: skip
+            asm.points = self._points if req is None else None  # an ingest's file is read whole: no resume point
             self._asm[key] = asm
         asm.rebind(store)
         asm.run_id = store.run_id
-        asm.on_match_done = self._done(store)
+        asm.on_match_done = self._done(store, key)
         return asm
 
-    def _done(self, store: Store) -> Callable[[matches.MatchBuilder], None]:
+    def _done(self, store: Store, key: str | None = None) -> Callable[[matches.MatchBuilder], None]:
+        req = None if key is None else self.inbox.request_of(key)
+
         def done(m: matches.MatchBuilder) -> None:
+            if m.match_id is not None and req is not None:  # as kifu ingest counts the matches of its run
+                r = req.report
+                if m.match_id not in r.matches_new_events:
+                    r.matches.append(m.match_id)
+                r.matches_new_events[m.match_id] = r.matches_new_events.get(m.match_id, 0) + m.new_events
             if m.match_id is not None and m.new_events:
                 store.replace_summary(m.match_id, matches.summary_rows(m, store.run_id))
         return done
 
     def _take(self, item: Lines, asm: _Assembler, store: Store, deadline: float | None = None) -> int:
         """Take ``item``'s records until ``deadline`` (monotonic) passes; returns how many were taken."""
-        srep = SourceReport(item.name)
-        report = self._report
-        report.sources = [srep]
+        req, one = self._current, self.inbox.file_of(item.key)
+        if req is not None and one is not None:  # a file of an ingest: counted in its report, as kifu ingest counts
+            report, srep = req.report, self.inbox.source_report(req, one)
+        else:
+            report, srep = self._report, SourceReport(item.name)
+            report.sources = [srep]
+        quarantined = srep.quarantined
         taken = len(item.records)
         for j, rec in enumerate(item.records):
             if deadline is not None and j and not j % 64 and time.monotonic() > deadline:
                 taken = j
                 break
             self.status.records += 1
-            self._take_record(rec, item.name, asm, store, srep)
-        self.status.quarantined += srep.quarantined
+            if req is not None:
+                srep.read += 1
+                report.records_read += 1
+            self._take_record(rec, item.name, asm, store, srep, report)
+        self.status.quarantined += srep.quarantined - quarantined
         return taken
 
-    def _take_record(self, rec: Record, name: str, asm: _Assembler, store: Store, srep: SourceReport) -> None:
+    def _take_record(self, rec: Record, name: str, asm: _Assembler, store: Store, srep: SourceReport,
+                     report: RunReport | None = None) -> None:  # fmt: skip
         if rec.error is None and another_game(rec.doc):
             rec.error = "not an ALGORI dealer record (a record of another game in a JSON-lines log: ingest it with kifu ingest)"
         if rec.error is None:
@@ -475,22 +538,32 @@ class Watcher:
             except RecordError as exc:
                 rec.error = str(exc)
         srep.quarantined += 1
-        quarantine_record(store, self._report, name, rec)
+        quarantine_record(store, report or self._report, name, rec)
 
     def _document(self, item: Document, store: Store) -> None:
         """A whole document ingested as ``kifu ingest`` would (a game still played stays live)."""
-        report = self._report
+        req = self._current
+        report = self._report if req is None else req.report
 
         def bad(src: str, line: int, raw: Any, reason: str, refused: bool = True) -> None:
             quarantine_record(store, report, src, Record(line, raw, error=reason))
+            srep = report.sources[-1] if report.sources else None
+            if req is not None and srep is not None and srep.accepted:  # as kifu ingest counts it
+                srep.accepted -= 1 if refused else 0
+                srep.quarantined += 1
 
         games = collectors(store, store.run_id, bad, validate=self.validate)
         before = len(report.matches)
-        ingest_source(item.source, store, report, None, self.validate, games, None, self.ruleset)
+        ingest_source(item.source, store, report, None, self.validate, games, None,
+                      self.ruleset if req is None else req.ruleset)  # fmt: skip
         for g in games:
             g.finish()
         ids = {m for g in games for m in g.matches} | set(report.matches[before:])
         self.status.records += report.sources[-1].read if report.sources else 0
+        if req is not None:  # an ingest's file: counted in its report; not a game being played
+            report.ingested += sum(g.new_records for g in games)
+            report.matches += [m for g in games for m in g.matches if m not in report.matches]
+            return
         self._ended |= item.final and bool(ids)
         for mid in ids:
             if item.final:
@@ -510,13 +583,15 @@ class Watcher:
         playing: set[str] = set()
         for key, asm in list(self._asm.items()):
             asm.rebind(store)
-            asm.on_match_done = self._done(store)
+            asm.on_match_done = self._done(store, key)
             if final:
                 asm.close()
                 continue
+            handed = self.inbox.request_of(key) is not None  # an ingest's file: no match of it is played live
             if key not in touched:
-                playing |= {m.match_id for g in asm.open.values() for m in g
-                            if m.match_id is not None and m.finish is None}  # fmt: skip
+                if not handed:
+                    playing |= {m.match_id for g in asm.open.values() for m in g
+                                if m.match_id is not None and m.finish is None}  # fmt: skip
                 continue
             for m in [m for g in asm.open.values() for m in g]:
                 if m.match_id is None or m.mode not in ("new", "anchored"):
@@ -530,10 +605,10 @@ class Watcher:
                     store.replace_summary(m.match_id, matches.summary_rows(m, store.run_id),
                                           from_round=min(changed) if prev is not None and changed else 0)  # fmt: skip
                     self._summarised[m.match_id] = m.seq
-                if m.finish is not None and m.match_id not in self._finished:
+                if m.finish is not None and m.match_id not in self._finished and not handed:
                     self._finished.add(m.match_id)
                     self._ended = True
-                if m.finish is None:  # finish-game ends the match; it closes with its stream
+                if m.finish is None and not handed:
                     self._live_rows[m.match_id] = (asm.source, m.seq, m.last_ms)
                     playing.add(m.match_id)
         if final:
@@ -612,6 +687,7 @@ class Watcher:
         self.run_id = None
         for f in self.feeds:
             f.rewind()
+        self.inbox.rewind()
 
     def lag_s(self) -> float | None:
         """How long the oldest line written and not stored yet has waited (the status line's "lag")."""
@@ -631,7 +707,9 @@ class Watcher:
         if final:
             changed, self._points = bool(self._points), {}
         open_now: set[str] = set()
-        for asm in self._asm.values():
+        for key, asm in self._asm.items():
+            if self.inbox.request_of(key) is not None:
+                continue  # an ingest's file: a restart does not continue it (its ingest swaps then)
             asm.points = self._points
             for g in asm.open.values():
                 for m in g:
@@ -699,6 +777,12 @@ def _store_points(path: Path, points: dict[str, dict[str, Any]]) -> None:
         os.replace(tmp, path)
     except OSError:
         path.unlink(missing_ok=True)  # a point not written is no point: a restart replays the match
+
+
+def _profile(ruleset_id: str) -> Any:
+    from rules.uno.profile import get
+
+    return get(ruleset_id)
 
 
 def _records(items: list[Any]) -> int:

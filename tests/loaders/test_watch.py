@@ -402,9 +402,9 @@ def test_kakomimasu_game_followed_turn_by_turn(tmp_path: Path) -> None:
 
 
 def test_ingest_into_a_watched_database(tmp_path: Path) -> None:
-    """``kifu ingest`` of another log into the database a watcher writes: the ingest waits for the batch
-    under way and swaps its file in; the watcher notices the new file and reads its source again
-    (recognising what is stored) — the database ends as a one-shot ingest of both logs."""
+    """``kifu ingest`` of another log into the database a watcher writes: the ingest hands the log to the
+    watcher, which reads it between its own batches (``loaders.live.handoff``) — the database ends as a
+    one-shot ingest of both logs."""
     a, b = fixture_path("misbehave_bind2_40"), fixture_path("speciallogic_timeout_probe_2")
     lines = lines_of(a)
     log = tmp_path / "a.log"
@@ -428,6 +428,7 @@ def test_ingest_into_a_watched_database(tmp_path: Path) -> None:
 
     w.run(until=until)
     assert state["ingest"].returncode == 0, state["ingest"].stderr
+    assert "reads these files between its own batches" in state["ingest"].stderr  # handed over, not swapped
     ingest_files(tmp_path / "one.duckdb", a, b)
     assert_same(db, tmp_path / "one.duckdb")
 
