@@ -935,6 +935,45 @@ def make_my_bot(bot: str, game: str) -> None:
     st.switch_page(page, query_params=link_params(page, bot=bot))
 
 
+def table_bots(con: Any, matches: Any, *, codes: Any = None, names: Any = None) -> list[str]:
+    """The bots a table names, in its rows' order (each once): by player code in one match (``codes``), or by
+    name over ``matches`` (``names``: a table that adds matches up by player name; one name at two dealers is
+    two bots)."""
+    bots = bot_matches(con)
+    ids = [matches] if isinstance(matches, str) else list(matches or [])
+    rows = bots[bots["match_id"].isin(ids)]
+    out: list[str] = []
+    if codes is not None:
+        by_code = dict(zip(rows["player_code"], rows["bot_id"], strict=True))
+        out = [str(by_code[c]) for c in codes if c in by_code]
+    elif names is not None:
+        by_name = rows.groupby("player_name", sort=False)["bot_id"].agg(list).to_dict()
+        out = [str(b) for n in names for b in by_name.get(n, [])]
+    return list(dict.fromkeys(out))
+
+
+def _table_bot_picked(key: str) -> None:
+    """A bot chosen under a table: the same as the header's *My bot* (kept in the session and the URL)."""
+    state = st.session_state
+    if state.get(key):
+        state["filter.bot"], state["path.bot_fresh"] = state[key], True
+
+
+def this_is_my_bot(con: Any, bots: list[str], key: str, where: Any = st) -> None:
+    """"This is my bot" under a table that names bots (``bots``: :func:`table_bots`): choosing one of its bots
+    makes it the chosen bot, as *My bot* in the header does (``?bot=``, kept across pages; the page opens on
+    its worst match)."""
+    if not bots:
+        return
+    state = st.session_state
+    chosen = chosen_bot_id()
+    state[key] = chosen if chosen in bots else None
+    where.selectbox(_("This is my bot"), bots, key=key, format_func=bot_label(bot_matches(con), counts=False),
+                    placeholder=_("Choose your bot among this table's"), on_change=_table_bot_picked, args=(key,),
+                    help=_("Your bot, chosen once: every page and link keeps it (?bot= in the URL) and opens on "
+                           "its worst match."))  # fmt: skip
+
+
 def where_faults(con: Any, page: str, what: str, column: str = "faults") -> None:
     """An empty state that points to where the faults are: "{what} — N in these matches: …" with links to this
     page on the matches that have them (the chosen bot's first when one is chosen)."""

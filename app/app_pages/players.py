@@ -123,6 +123,7 @@ event = st.dataframe(shown, hide_index=True, placeholder=ui.MISSING, width="stre
                      column_config=config, on_select="rerun", selection_mode="single-row")  # fmt: skip
 if (picked := ui.selected_row(event)) is not None and picked < len(ids):
     ui.make_my_bot(ids[picked], game)
+ui.this_is_my_bot(con, [str(b) for b in ids if b in set(ui.bot_matches(con)["bot_id"])], f"pl.mine.{game}")
 if game == "algori-uno" and family != rulesets.JUA:
     st.caption(_(
         "Think time: milliseconds from the moment the dealer's 5-second clock started for the bot (its next-player, "
