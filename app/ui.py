@@ -602,7 +602,7 @@ def section_of(game: Any, ruleset: Any) -> str:
 
 
 #: The games in the order the dashboard lists them (Matches page, sidebar picker, default match: the first present).
-GAME_ORDER = ("algori-uno", "kakomimasu", "chaser")
+GAME_ORDER = ("algori-uno", JUA_GAME, "kakomimasu", "chaser")
 GAME_NAMES = {"algori-uno": N_("ALGORI UNO"), "kakomimasu": N_("Kakomimasu"), "chaser": N_("CHaser"), JUA_GAME: N_("JUA UNO")}
 #: Each game's main page: where a click on one of its matches goes (ALGORI: the Matches page shows it).
 GAME_PAGES = {"algori-uno": "app_pages/matches.py", "kakomimasu": "app_pages/kakomimasu_board.py",
@@ -712,16 +712,35 @@ def shown_game() -> str | None:
     return st.session_state.get("filter.game_shown")
 
 
+def match_sections(matches: pd.DataFrame) -> list[str]:
+    """The game each match (a row of ``queries.dashboard.match_list``) is listed under: JUA UNO for a UNO match
+    under a JUA profile (:func:`section_of`)."""
+    return [section_of(g, r) for g, r in zip(matches["game"], matches["ruleset"], strict=True)]
+
+
+def game_counts(sections: Any) -> dict[str, str]:
+    """Each game's name with its number of matches ("JUA UNO (3)"), for a picker; names alone while a watcher
+    writes (a new match would change a label under the picker and lose its choice)."""
+    counts = pd.Series(list(sections), dtype=object).value_counts()
+    watched = watcher_present()
+    return {str(g): game_name(g) if watched else f"{game_name(g)} ({int(n)})" for g, n in counts.items()}
+
+
 def pick_game(con: Db, key: str) -> str:
-    """A page's choice among the games present (Players, Standings): opens on the sidebar's game; shown only
-    when the database holds several games."""
-    present = games_in_order(q.games_present(con))
+    """A page's choice among the games present (Players, Standings), JUA UNO one of them with its own count:
+    opens on the sidebar's game (the game its match is listed under); shown only when the database holds
+    several games."""
+    every = q.match_list(con)
+    section = dict(zip(every["match_id"], match_sections(every), strict=True))
+    present = games_in_order(section.values())
     k, last = lkey(key), st.session_state.get(f"{key}:last")
     if st.session_state.get(k) not in present:  # first visit (the sidebar's game), or the chosen segment clicked off
-        st.session_state[k] = last if last in present else shown_game() if shown_game() in present else present[0]
+        shown = section.get(selected_match() or "", shown_game())
+        st.session_state[k] = last if last in present else shown if shown in present else present[0]
     chosen = st.session_state[k]
     if len(present) > 1:
-        chosen = st.segmented_control(_("Game"), present, key=k, format_func=choices({}, {g: game_name(g) for g in present})) or chosen
+        labels = game_counts(section.values())
+        chosen = st.segmented_control(_("Game"), present, key=k, format_func=lambda g: labels.get(g, g)) or chosen
     return str(remember(key, chosen))
 
 
@@ -931,7 +950,7 @@ def make_my_bot(bot: str, game: str) -> None:
     """"This is my bot" (a click in a table that names bots): the bot chosen, and its worst rounds (UNO) or its
     game's board open on its worst match."""
     st.session_state["filter.bot"], st.session_state["path.bot_fresh"] = bot, True
-    page = "app_pages/player_rounds.py" if game == "algori-uno" else GAME_PAGES.get(game, "app_pages/matches.py")
+    page = "app_pages/player_rounds.py" if game in SECTIONS["algori-uno"] else GAME_PAGES.get(game, "app_pages/matches.py")
     st.switch_page(page, query_params=link_params(page, bot=bot))
 
 
@@ -1017,26 +1036,25 @@ def sidebar_filters(con: Db | None, game: str | None = None, *, board: bool = Fa
     state = st.session_state
     bots = bot_matches(con)
     bot, bot_fresh = chosen_bot(bots)
-    present = games_in_order(every["game"].unique())
     game_of = dict(zip(every["match_id"], every["game"], strict=True))
+    section = dict(zip(every["match_id"], match_sections(every), strict=True))  # JUA UNO: a game of its own
+    present = games_in_order(section.values())
     asked = st.query_params.get("match")
     fresh = bool(asked) and asked != state.get("filter.match_url")  # a link or a typed URL
     wanted = _resolve(asked, every) if fresh else None
     if game is None:
         gkey = lkey("filter.game")
         if wanted is not None:
-            state[gkey] = game_of[wanted]
-        mine = {JUA_GAME: "algori-uno"}.get(bot_game(bots, bot) or "", bot_game(bots, bot))
+            state[gkey] = section[wanted]
+        mine = bot_game(bots, bot)
         if bot_fresh and wanted is None and mine in present:
             state[gkey] = mine  # a bot just chosen: its game
         if state.get(gkey) not in present:
             last = state.get("filter.match_url")
-            state[gkey] = game_of[last] if last in game_of else mine if mine in present else present[0]
+            state[gkey] = section[last] if last in section else mine if mine in present else present[0]
         if len(present) > 1:
-            counts = every["game"].value_counts()
-            watched = watcher_present()  # a new match would change a count under the picker and lose its choice
-            shown = {g: game_name(g) if watched else f"{game_name(g)} ({int(counts.get(g, 0))})" for g in present}
-            remember("filter.game", st.sidebar.selectbox(_("Game"), present, key=gkey, format_func=shown.get))
+            remember("filter.game", st.sidebar.selectbox(_("Game"), present, key=gkey,
+                                                         format_func=game_counts(section.values()).get))  # fmt: skip
         chosen = state[gkey]
     else:
         chosen = game

@@ -36,10 +36,8 @@ st.title(_("Matches"))
 con = ui.require_data()
 matches = q.match_list(con)
 #: JUA UNO listed as a game of its own, after ALGORI UNO (its matches are UNO matches under a JUA profile)
-sections = [ui.section_of(g, r) for g, r in zip(matches["game"], matches["ruleset"], strict=True)]
-present = ui.games_in_order(matches["game"].unique())
-if ui.JUA_GAME in sections:
-    present.insert(present.index("algori-uno") + 1 if "algori-uno" in present else 0, ui.JUA_GAME)
+sections = ui.match_sections(matches)
+present = ui.games_in_order(sections)
 shown_match, shown_game = ui.selected_match(), ui.shown_game()
 if shown_game == "algori-uno" and shown_match in set(matches["match_id"]):
     shown_game = dict(zip(matches["match_id"], sections, strict=True)).get(shown_match, shown_game)

@@ -23,12 +23,15 @@ OTHER = {
 st.title(_("Standings"))
 con = ui.require_data()
 game = ui.pick_game(con, "st.game")
-matches = q.match_list(con, game)
+uno = game in ui.SECTIONS["algori-uno"]  # ALGORI UNO and JUA UNO (a game of its own: its matches only)
+matches = q.match_list(con, "algori-uno" if uno else game)
+if uno:
+    matches = matches[[s == game for s in ui.match_sections(matches)]]
 labels = ui.match_labels(matches, ui.live_ids(con))  # a match being played: a label that does not grow
 ids = list(matches["match_id"])
 kind = "preliminary"
 jua: set[str] = set()
-if game == "algori-uno":
+if uno:
     jua = {m for m, r in q.rulesets(con).items() if rulesets.rules_family(r) == rulesets.JUA}
     if any(m not in jua for m in ids):
         st.caption(_("ALGORI UNO: the contest's own ranking, applied to ALGORI matches only."))
@@ -45,7 +48,7 @@ picked = st.multiselect(_("Matches in this stage"), ids, default=default, format
 if not picked:
     st.info(_("Pick the matches of the stage."))
     st.stop()
-if game != "algori-uno":
+if not uno:
     table = q.game_results(con, game, picked)
     table.insert(0, "rank", range(1, len(table) + 1))
     rate = ui.COLUMN_NAMES["win_rate"]
