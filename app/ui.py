@@ -751,30 +751,22 @@ def pick_game(con: Db, key: str) -> str:
 # first — and says so; the match is named at the top of the main area with a control to change it.  A bot's
 # identity (``bot_id``): ``queries/sql/pages/bot_matches.sql`` and docs/dashboard.md "Bot identity".
 
-#: The link vocabulary of every page: ``?match=<match id>&round=<n>&turn=<n>&event=<seq>&bot=<bot id>``.
-LINK_PARAMS = ("match", "round", "turn", "event", "bot")
-#: What a page read before the vocabulary, still sent alongside it: the UNO replayer's ``seq``, CHaser's ``seq``.
-_LEGACY = {"app_pages/round_browser.py": {"event": "seq"}, "app_pages/chaser_board.py": {"turn": "seq"}}
 _KEEP: Any = object()
 NO_BOT = ""
 
 
-def link_params(page: str | None = None, *, match: Any = None, round: Any = None, turn: Any = None,  # noqa: A002
-                event: Any = None, bot: Any = _KEEP) -> dict[str, str]:
-    """The query of a link in the vocabulary above (``bot``: the chosen bot unless given); ``page``: the page it
-    opens, for the names that page read before the vocabulary."""
+def link_params(*, match: Any = None, round: Any = None, turn: Any = None, event: Any = None,  # noqa: A002
+                bot: Any = _KEEP) -> dict[str, str]:
+    """The query of a link of a page in the one link vocabulary, ``links.build``
+    (``?match=<match id>&round=<n>&turn=<n>&event=<seq>&bot=<bot id>``; the old ``seq`` is read, never written),
+    with the page's language; ``bot``: the chosen bot unless given (None: none)."""
+    from app import links
+
     if bot is _KEEP:
         bot = chosen_bot_id()
-    values = {"match": match, "round": round, "turn": turn, "event": event, "bot": bot}
-    out: dict[str, str] = {}
-    for name in LINK_PARAMS:
-        value = values[name]
-        if value is None or (isinstance(value, float) and value != value) or value is pd.NA or value == "":
-            continue
-        out[name] = str(int(value)) if name in ("round", "turn", "event") else str(value)
-    for new, old in _LEGACY.get(page or "", {}).items():
-        if new in out:
-            out[old] = out[new]
+    text = {"match": match, "bot": bot}
+    out = links.build(None, **{k: None if v is None or v is pd.NA or v == "" else str(v) for k, v in text.items()},
+                      round=num(round), turn=num(turn), event=num(event))  # fmt: skip
     lang = st.query_params.get("lang")
     if lang:
         out["lang"] = lang
@@ -883,8 +875,9 @@ def _match_picked(key: str) -> None:
 
 
 #: The page that replays each game's moments, and the parameter its position takes.
+#: (A CHaser fault's number is its action's: ``event=``; a Kakomimasu fault's is its turn.)
 REPLAYERS = {"algori-uno": ("app_pages/round_browser.py", "event"), "kakomimasu": ("app_pages/kakomimasu_board.py", "turn"),
-             "chaser": ("app_pages/chaser_board.py", "turn")}  # fmt: skip
+             "chaser": ("app_pages/chaser_board.py", "event")}  # fmt: skip
 
 
 def fault_link(bots: pd.DataFrame, bot: str | None, match: str, where: Any = st) -> bool:
@@ -893,12 +886,14 @@ def fault_link(bots: pd.DataFrame, bot: str | None, match: str, where: Any = st)
     if rows.empty or num(rows["first_seq"].iloc[0]) is None:
         return False
     r = rows.iloc[0]
-    page, param = REPLAYERS.get(str(r["game"]), REPLAYERS["algori-uno"])
+    game = str(r["game"])
+    page, param = REPLAYERS.get(game, REPLAYERS["algori-uno"])
     at = num(r["first_seq"])
-    query = link_params(page, match=match, bot=bot, round=num(r["first_round"]) if param == "event" else None,
-                        **{param: at})  # fmt: skip
+    uno = game == "algori-uno"
+    query = link_params(match=match, bot=bot, round=num(r["first_round"]) if uno else None, **{param: at})
     label = (_("Replay its first fault: round {round}, event {event}").format(round=num(r["first_round"]), event=at)
-             if param == "event" else _("Replay its first fault: turn {turn}").format(turn=at))  # fmt: skip
+             if uno else _("Replay its first fault: action {event}").format(event=at) if param == "event"
+             else _("Replay its first fault: turn {turn}").format(turn=at))  # fmt: skip
     where.page_link(page, label=label, icon=":material/play_circle:", query_params=query)
     return True
 
@@ -950,8 +945,9 @@ def make_my_bot(bot: str, game: str) -> None:
     """"This is my bot" (a click in a table that names bots): the bot chosen, and its worst rounds (UNO) or its
     game's board open on its worst match."""
     st.session_state["filter.bot"], st.session_state["path.bot_fresh"] = bot, True
-    page = "app_pages/player_rounds.py" if game in SECTIONS["algori-uno"] else GAME_PAGES.get(game, "app_pages/matches.py")
-    st.switch_page(page, query_params=link_params(page, bot=bot))
+    uno = game in SECTIONS["algori-uno"]
+    page = "app_pages/player_rounds.py" if uno else GAME_PAGES.get(game, "app_pages/matches.py")
+    st.switch_page(page, query_params=link_params(bot=bot))
 
 
 def table_bots(con: Any, matches: Any, *, codes: Any = None, names: Any = None) -> list[str]:
@@ -1013,7 +1009,7 @@ def where_faults(con: Any, page: str, what: str, column: str = "faults") -> None
     st.info(_("{what} — {n} in these matches:").format(what=what, n=int(per.sum())), icon=":material/search:")
     for match, n in list(per.items())[:5]:
         st.page_link(page, label=_("{match}: {n}").format(match=md(labels.get(str(match), str(match))), n=int(n)),
-                     query_params=link_params(page, match=match), icon=":material/arrow_forward:")  # fmt: skip
+                     query_params=link_params(match=match), icon=":material/arrow_forward:")  # fmt: skip
 
 
 #: The boards (url paths): the board itself is what the page is for, so the header above it is one row.
@@ -1092,7 +1088,8 @@ def sidebar_filters(con: Db | None, game: str | None = None, *, board: bool = Fa
             st.warning(_("{asked} is a match of {its}, and this page shows {page} matches — showing {shown} instead.").format(
                 asked=code(asked), its=game_name(game_of[wanted]), page=game_name(chosen), shown=md(label)),
                 icon=":material/swap_horiz:")  # fmt: skip
-            st.page_link(GAME_PAGES.get(game_of[wanted], "app_pages/matches.py"), query_params={"match": wanted},
+            st.page_link(GAME_PAGES.get(game_of[wanted], "app_pages/matches.py"),
+                         query_params=link_params(match=wanted),
                          label=_("Open {asked} on its own page").format(asked=game_name(game_of[wanted])),
                          icon=":material/open_in_new:")  # fmt: skip
     st.sidebar.selectbox(_("Match"), ids, key=key, format_func=lambda m: labels.get(m, m))
@@ -1246,7 +1243,7 @@ def chart_labels() -> dict[str, str]:
 def open_in_replayer(match: str, round_no: Any, seq: Any = None) -> None:
     """Go to the replayer at that event, in this tab (keeps the session: filters, language)."""
     page = "app_pages/round_browser.py"
-    st.switch_page(page, query_params=link_params(page, match=match, round=num(round_no), event=num(seq)))
+    st.switch_page(page, query_params=link_params(match=match, round=round_no, event=seq))
 
 
 def selected_row(event: Any) -> int | None:

@@ -88,7 +88,7 @@ def open_match(game: str, match: str) -> None:
     if game in ("algori-uno", ui.JUA_GAME):
         st.query_params["match"] = match
         st.rerun()
-    st.switch_page(ui.GAME_PAGES.get(game, "app_pages/matches.py"), query_params={"match": match})
+    st.switch_page(ui.GAME_PAGES.get(game, "app_pages/matches.py"), query_params=ui.link_params(match=match))
 
 
 def scoreboard(match: str) -> None:
@@ -123,8 +123,9 @@ def live_strip(rows: Any) -> None:
             line = st.container(horizontal=True, vertical_alignment="center", gap="small")
             line.markdown(f":red-badge[{_(ui.LIVE)}] " + " · ".join(parts), width="content")
             if r["game"] == "algori-uno":
+                follow = {**ui.link_params(match=r["match_id"]), "follow": "1"}
                 line.page_link("app_pages/round_browser.py", label=_("Follow it in the replayer"),
-                               icon=":material/style:", query_params={"match": str(r["match_id"]), "follow": "1"})
+                               icon=":material/style:", query_params=follow)
         st.caption(_("Being played now: this page updates itself every {n} seconds.").format(n=int(LIVE_EVERY)))
 
 
@@ -156,7 +157,7 @@ def uno_detail(match: str, row: Any, live: set[str]) -> None:
         bot = str(mine["bot_id"].iloc[0]) if not mine.empty else None
         st.session_state["filter.bot"] = bot
         page = "app_pages/player_rounds.py"
-        st.switch_page(page, query_params={**ui.link_params(page, match=match, bot=bot), "player": code})
+        st.switch_page(page, query_params={**ui.link_params(match=match, bot=bot), "player": code})
     if family == rulesets.JUA:
         scoreboard(match)
     race = q.score_race(con, match)
@@ -176,7 +177,7 @@ def kakomimasu_detail(match: str, row: Any, live: set[str]) -> None:
     st.dataframe(ui.readable(kq.teams(con, match).drop(columns=["player_code", "player_index"])), hide_index=True,
                  placeholder=ui.MISSING, width="stretch", key="matches.teams")  # fmt: skip
     if st.button(_("Open this game on the Kakomimasu board"), icon=":material/grid_on:", key="matches.open_km"):
-        st.switch_page("app_pages/kakomimasu_board.py", query_params={"match": match})
+        st.switch_page("app_pages/kakomimasu_board.py", query_params=ui.link_params(match=match))
 
 
 def chaser_detail(match: str, row: Any, live: set[str]) -> None:
@@ -187,7 +188,7 @@ def chaser_detail(match: str, row: Any, live: set[str]) -> None:
                                    (info.get("items_cool") or 0, info.get("items_hot") or 0), names)
                + " · " + _("items: {scores}").format(scores=ui.md(row["scores"] or "—")))  # fmt: skip
     if st.button(_("Replay this game on the map"), icon=":material/play_arrow:", key="matches.open_ch"):
-        st.switch_page("app_pages/chaser_board.py", query_params={"match": match})
+        st.switch_page("app_pages/chaser_board.py", query_params=ui.link_params(match=match))
 
 
 DETAIL = {"algori-uno": uno_detail, ui.JUA_GAME: uno_detail, "kakomimasu": kakomimasu_detail, "chaser": chaser_detail}

@@ -140,8 +140,8 @@ def test_phone_zooms_the_field_in_its_own_box_and_shows_findings_whole(page: Any
     assert number >= 11  # a number one can read (7 px at the column's width)
     scroll = page.locator(".km-scroll").evaluate("s => [s.scrollWidth, s.clientWidth]")
     assert scroll[0] > 1.8 * scroll[1]  # the field scrolls inside its box...
-    widths = page.evaluate("""() => [document.documentElement.scrollWidth, window.innerWidth,
-        document.querySelector("[data-testid='stMain']").scrollWidth, document.querySelector("[data-testid='stMain']").clientWidth]""")
+    widths = page.evaluate("""() => { const main = document.querySelector("[data-testid='stMain']");
+        return [document.documentElement.scrollWidth, window.innerWidth, main.scrollWidth, main.clientWidth]; }""")
     assert widths[0] <= widths[1] and widths[2] <= widths[3]  # ...and the page never sideways
     page.locator(".km-scroll").evaluate("s => { s.scrollLeft = 200; }")
     page.keyboard.press("ArrowRight")
