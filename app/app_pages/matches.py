@@ -28,6 +28,12 @@ CLICK = {"algori-uno": N_("Click a row to see that match below."),
          "kakomimasu": N_("Click a row to replay that game on the Kakomimasu board."),
          "chaser": N_("Click a row to replay that game on the CHaser map."), ui.JUA_GAME: N_("Click a row to see that match below.")}  # fmt: skip
 
+#: The live parts (the strip, the match shown while it is played) keep what they show at full strength while they
+#: refresh: Streamlit fades an element still being redrawn after half a second, and a refresh that waits for the
+#: watcher's next batch would fade the strip every two seconds.  Kifu's own style, no log text.
+LIVE_STYLE = ("<style>.st-key-matches-live [data-stale='true'], .st-key-matches-detail [data-stale='true']"
+              " {opacity: 1 !important; transition: none !important}</style>")  # fmt: skip
+
 #: Seconds between two refreshes of the tables while a match is being played, and while a watcher runs with none
 #: being played yet (one may start).
 LIVE_EVERY, WATCH_EVERY = 2.0, 5.0
@@ -75,7 +81,10 @@ def game_table(matches: Any, game: str, live: set[str]) -> Any:
         name=[n if isinstance(n, str) and n else None for n in rows["name"]],
         rules=family.map(lambda f: _(rulesets.RULE_SHORT[f])),
         white_wild=[ui.white_wild_words(w) if f == rulesets.ALGORI else None for w, f in zip(rows["white_wild"], family, strict=True)],
-        final_scores=rows["scores"], n_turns=rows["rounds_played"], map=rows["board"],
+        final_scores=rows["scores"], map=rows["board"],
+        # a live match's length grows: left out of the table the page draws once (the live strip tells it)
+        rounds_played=rows["rounds_played"].where(~rows["match_id"].isin(live)),
+        n_turns=rows["rounds_played"].where(~rows["match_id"].isin(live)),
         status=[_(ui.LIVE) if m in live else _(STATUS[s]) if s in STATUS else s
                 for m, s in zip(rows["match_id"], rows["status"], strict=True)],
         end_kind=rows["end_kind"].map(chaser.kinds_text),
@@ -220,17 +229,23 @@ def live_rows_now() -> tuple[Any, Any]:
     return now, live_rows
 
 
-def tables() -> None:
-    """The live strip, every game's table and the match picked: read again at every refresh while matches are
-    being played (the fragment below) when the file changed; a match that starts or ends reruns the whole page
-    (sidebar included)."""
+def live_part() -> None:
+    """The live strip, the one part of the page that changes while matches are being played: a fragment that
+    runs again every few seconds and reads the database only when its file changed.  A match that starts or
+    ends, or a new match in the database, reruns the whole page once (tables, sidebar labels, the pace)."""
     now, live_rows = live_rows_now()
     live = {str(m) for m in live_rows["match_id"]}
     if live != {str(m) for m in live_first["match_id"]} or set(now["match_id"]) != set(matches["match_id"]):
-        st.rerun()  # the whole page: the sidebar's picker and labels, the refresh pace
+        st.rerun(scope="app")
     live_strip(live_rows)
+
+
+def tables(live: set[str]) -> None:
+    """Every game's table and the match picked below its game's: drawn by the page's run, never refreshed by the
+    live part (a live match's row names it live and leaves out its growing length; the strip above tells it).
+    The match shown, when it is being played, is a fragment of its own that follows it."""
     for game in present:
-        rows, table = game_table(now, game, live)
+        rows, table = game_table(matches, game, live)
         st.header(_("{game} · {n} match(es)").format(game=ui.game_name(game), n=len(rows)), divider="gray")
         if len(present) > 1 or game != "algori-uno":
             st.caption(_(CLICK.get(game, CLICK["kakomimasu"])))
@@ -244,9 +259,29 @@ def tables() -> None:
                 st.session_state[f"{key}.opened"] = clicked
                 open_match(game, clicked)
         if shown_game == game and shown_match in set(rows["match_id"]):
-            DETAIL.get(game, kakomimasu_detail)(shown_match, rows[rows["match_id"] == shown_match].iloc[0], live)
+            detail = DETAIL.get(game, kakomimasu_detail)
+            if shown_match in live:
+                with st.container(key="matches-detail"):
+                    ui.fragment(live_detail, run_every=LIVE_EVERY, key="matches.detail")(detail, game, shown_match)
+            else:
+                detail(shown_match, rows[rows["match_id"] == shown_match].iloc[0], live)
 
 
-intro()
+def live_detail(detail: Any, game: str, match: str) -> None:
+    """The match shown while it is being played: its players, scores and race, read again at every refresh
+    when the file changed."""
+    now, live_rows = live_rows_now()
+    rows = now[now["match_id"] == match]
+    if rows.empty:
+        return
+    detail(match, rows.iloc[0], {str(m) for m in live_rows["match_id"]})
+
+
+with st.container(key="matches-intro"):
+    intro()
+st.html(LIVE_STYLE)
 every = LIVE_EVERY if not live_first.empty else WATCH_EVERY if watched else None
-ui.fragment(tables, run_every=every, key="matches.tables")()
+if every is not None:
+    ui.fragment(live_part, run_every=every, key="matches.live")()
+with st.container(key="matches-tables"):
+    tables({str(m) for m in live_first["match_id"]})
