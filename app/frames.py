@@ -74,6 +74,7 @@ COMMON_LABELS = {
     "none_left": N_("No further {what} in this direction."),
     "graph_km": N_("Points per team over the game (click to jump)"),
     "graph_ch": N_("Items per player over the game (click to jump)"),
+    "more_findings": N_("+{n} more findings"), "fewer_findings": N_("Fewer findings"),
 }  # fmt: skip
 
 #: The Kakomimasu field's legend and the tapped cell in words.
@@ -83,7 +84,8 @@ KAKOMIMASU_LABELS = {
     "legend_failed": N_("failed (red, dashed)"), "legend_negative": N_("negative cell (violet)"),
     "tap_cell": N_("Tap or click a cell to see it in words here."), "cell_points": N_("{n} points"),
     "wall_of": N_("wall of {team}"), "area_of": N_("area of {team}"), "agent_n": N_("agent {n}"),
-    "acts_here": N_("Actions aimed at this cell"),
+    "acts_here": N_("Actions aimed at this cell"), "zoom": N_("Zoom"), "zoom_in": N_("Zoom in"),
+    "zoom_out": N_("Zoom out"), "zoom_fit": N_("Fit"),
 }  # fmt: skip
 
 def labels() -> dict[str, str]:

@@ -602,7 +602,7 @@ def section_of(game: Any, ruleset: Any) -> str:
 
 
 #: The games in the order the dashboard lists them (Matches page, sidebar picker, default match: the first present).
-GAME_ORDER = ("algori-uno", "kakomimasu", "chaser")
+GAME_ORDER = ("algori-uno", JUA_GAME, "kakomimasu", "chaser")
 GAME_NAMES = {"algori-uno": N_("ALGORI UNO"), "kakomimasu": N_("Kakomimasu"), "chaser": N_("CHaser"), JUA_GAME: N_("JUA UNO")}
 #: Each game's main page: where a click on one of its matches goes (ALGORI: the Matches page shows it).
 GAME_PAGES = {"algori-uno": "app_pages/matches.py", "kakomimasu": "app_pages/kakomimasu_board.py",
@@ -712,16 +712,35 @@ def shown_game() -> str | None:
     return st.session_state.get("filter.game_shown")
 
 
+def match_sections(matches: pd.DataFrame) -> list[str]:
+    """The game each match (a row of ``queries.dashboard.match_list``) is listed under: JUA UNO for a UNO match
+    under a JUA profile (:func:`section_of`)."""
+    return [section_of(g, r) for g, r in zip(matches["game"], matches["ruleset"], strict=True)]
+
+
+def game_counts(sections: Any) -> dict[str, str]:
+    """Each game's name with its number of matches ("JUA UNO (3)"), for a picker; names alone while a watcher
+    writes (a new match would change a label under the picker and lose its choice)."""
+    counts = pd.Series(list(sections), dtype=object).value_counts()
+    watched = watcher_present()
+    return {str(g): game_name(g) if watched else f"{game_name(g)} ({int(n)})" for g, n in counts.items()}
+
+
 def pick_game(con: Db, key: str) -> str:
-    """A page's choice among the games present (Players, Standings): opens on the sidebar's game; shown only
-    when the database holds several games."""
-    present = games_in_order(q.games_present(con))
+    """A page's choice among the games present (Players, Standings), JUA UNO one of them with its own count:
+    opens on the sidebar's game (the game its match is listed under); shown only when the database holds
+    several games."""
+    every = q.match_list(con)
+    section = dict(zip(every["match_id"], match_sections(every), strict=True))
+    present = games_in_order(section.values())
     k, last = lkey(key), st.session_state.get(f"{key}:last")
     if st.session_state.get(k) not in present:  # first visit (the sidebar's game), or the chosen segment clicked off
-        st.session_state[k] = last if last in present else shown_game() if shown_game() in present else present[0]
+        shown = section.get(selected_match() or "", shown_game())
+        st.session_state[k] = last if last in present else shown if shown in present else present[0]
     chosen = st.session_state[k]
     if len(present) > 1:
-        chosen = st.segmented_control(_("Game"), present, key=k, format_func=choices({}, {g: game_name(g) for g in present})) or chosen
+        labels = game_counts(section.values())
+        chosen = st.segmented_control(_("Game"), present, key=k, format_func=lambda g: labels.get(g, g)) or chosen
     return str(remember(key, chosen))
 
 
@@ -732,30 +751,22 @@ def pick_game(con: Db, key: str) -> str:
 # first — and says so; the match is named at the top of the main area with a control to change it.  A bot's
 # identity (``bot_id``): ``queries/sql/pages/bot_matches.sql`` and docs/dashboard.md "Bot identity".
 
-#: The link vocabulary of every page: ``?match=<match id>&round=<n>&turn=<n>&event=<seq>&bot=<bot id>``.
-LINK_PARAMS = ("match", "round", "turn", "event", "bot")
-#: What a page read before the vocabulary, still sent alongside it: the UNO replayer's ``seq``, CHaser's ``seq``.
-_LEGACY = {"app_pages/round_browser.py": {"event": "seq"}, "app_pages/chaser_board.py": {"turn": "seq"}}
 _KEEP: Any = object()
 NO_BOT = ""
 
 
-def link_params(page: str | None = None, *, match: Any = None, round: Any = None, turn: Any = None,  # noqa: A002
-                event: Any = None, bot: Any = _KEEP) -> dict[str, str]:
-    """The query of a link in the vocabulary above (``bot``: the chosen bot unless given); ``page``: the page it
-    opens, for the names that page read before the vocabulary."""
+def link_params(*, match: Any = None, round: Any = None, turn: Any = None, event: Any = None,  # noqa: A002
+                bot: Any = _KEEP) -> dict[str, str]:
+    """The query of a link of a page in the one link vocabulary, ``links.build``
+    (``?match=<match id>&round=<n>&turn=<n>&event=<seq>&bot=<bot id>``; the old ``seq`` is read, never written),
+    with the page's language; ``bot``: the chosen bot unless given (None: none)."""
+    from app import links
+
     if bot is _KEEP:
         bot = chosen_bot_id()
-    values = {"match": match, "round": round, "turn": turn, "event": event, "bot": bot}
-    out: dict[str, str] = {}
-    for name in LINK_PARAMS:
-        value = values[name]
-        if value is None or (isinstance(value, float) and value != value) or value is pd.NA or value == "":
-            continue
-        out[name] = str(int(value)) if name in ("round", "turn", "event") else str(value)
-    for new, old in _LEGACY.get(page or "", {}).items():
-        if new in out:
-            out[old] = out[new]
+    text = {"match": match, "bot": bot}
+    out = links.build(None, **{k: None if v is None or v is pd.NA or v == "" else str(v) for k, v in text.items()},
+                      round=num(round), turn=num(turn), event=num(event))  # fmt: skip
     lang = st.query_params.get("lang")
     if lang:
         out["lang"] = lang
@@ -864,8 +875,9 @@ def _match_picked(key: str) -> None:
 
 
 #: The page that replays each game's moments, and the parameter its position takes.
+#: (A CHaser fault's number is its action's: ``event=``; a Kakomimasu fault's is its turn.)
 REPLAYERS = {"algori-uno": ("app_pages/round_browser.py", "event"), "kakomimasu": ("app_pages/kakomimasu_board.py", "turn"),
-             "chaser": ("app_pages/chaser_board.py", "turn")}  # fmt: skip
+             "chaser": ("app_pages/chaser_board.py", "event")}  # fmt: skip
 
 
 def fault_link(bots: pd.DataFrame, bot: str | None, match: str, where: Any = st) -> bool:
@@ -874,12 +886,14 @@ def fault_link(bots: pd.DataFrame, bot: str | None, match: str, where: Any = st)
     if rows.empty or num(rows["first_seq"].iloc[0]) is None:
         return False
     r = rows.iloc[0]
-    page, param = REPLAYERS.get(str(r["game"]), REPLAYERS["algori-uno"])
+    game = str(r["game"])
+    page, param = REPLAYERS.get(game, REPLAYERS["algori-uno"])
     at = num(r["first_seq"])
-    query = link_params(page, match=match, bot=bot, round=num(r["first_round"]) if param == "event" else None,
-                        **{param: at})  # fmt: skip
+    uno = game == "algori-uno"
+    query = link_params(match=match, bot=bot, round=num(r["first_round"]) if uno else None, **{param: at})
     label = (_("Replay its first fault: round {round}, event {event}").format(round=num(r["first_round"]), event=at)
-             if param == "event" else _("Replay its first fault: turn {turn}").format(turn=at))  # fmt: skip
+             if uno else _("Replay its first fault: action {event}").format(event=at) if param == "event"
+             else _("Replay its first fault: turn {turn}").format(turn=at))  # fmt: skip
     where.page_link(page, label=label, icon=":material/play_circle:", query_params=query)
     return True
 
@@ -931,8 +945,48 @@ def make_my_bot(bot: str, game: str) -> None:
     """"This is my bot" (a click in a table that names bots): the bot chosen, and its worst rounds (UNO) or its
     game's board open on its worst match."""
     st.session_state["filter.bot"], st.session_state["path.bot_fresh"] = bot, True
-    page = "app_pages/player_rounds.py" if game == "algori-uno" else GAME_PAGES.get(game, "app_pages/matches.py")
-    st.switch_page(page, query_params=link_params(page, bot=bot))
+    uno = game in SECTIONS["algori-uno"]
+    page = "app_pages/player_rounds.py" if uno else GAME_PAGES.get(game, "app_pages/matches.py")
+    st.switch_page(page, query_params=link_params(bot=bot))
+
+
+def table_bots(con: Any, matches: Any, *, codes: Any = None, names: Any = None) -> list[str]:
+    """The bots a table names, in its rows' order (each once): by player code in one match (``codes``), or by
+    name over ``matches`` (``names``: a table that adds matches up by player name; one name at two dealers is
+    two bots)."""
+    bots = bot_matches(con)
+    ids = [matches] if isinstance(matches, str) else list(matches or [])
+    rows = bots[bots["match_id"].isin(ids)]
+    out: list[str] = []
+    if codes is not None:
+        by_code = dict(zip(rows["player_code"], rows["bot_id"], strict=True))
+        out = [str(by_code[c]) for c in codes if c in by_code]
+    elif names is not None:
+        by_name = rows.groupby("player_name", sort=False)["bot_id"].agg(list).to_dict()
+        out = [str(b) for n in names for b in by_name.get(n, [])]
+    return list(dict.fromkeys(out))
+
+
+def _table_bot_picked(key: str) -> None:
+    """A bot chosen under a table: the same as the header's *My bot* (kept in the session and the URL)."""
+    state = st.session_state
+    if state.get(key):
+        state["filter.bot"], state["path.bot_fresh"] = state[key], True
+
+
+def this_is_my_bot(con: Any, bots: list[str], key: str, where: Any = st) -> None:
+    """"This is my bot" under a table that names bots (``bots``: :func:`table_bots`): choosing one of its bots
+    makes it the chosen bot, as *My bot* in the header does (``?bot=``, kept across pages; the page opens on
+    its worst match)."""
+    if not bots:
+        return
+    state = st.session_state
+    chosen = chosen_bot_id()
+    state[key] = chosen if chosen in bots else None
+    where.selectbox(_("This is my bot"), bots, key=key, format_func=bot_label(bot_matches(con), counts=False),
+                    placeholder=_("Choose your bot among this table's"), on_change=_table_bot_picked, args=(key,),
+                    help=_("Your bot, chosen once: every page and link keeps it (?bot= in the URL) and opens on "
+                           "its worst match."))  # fmt: skip
 
 
 def where_faults(con: Any, page: str, what: str, column: str = "faults") -> None:
@@ -955,7 +1009,7 @@ def where_faults(con: Any, page: str, what: str, column: str = "faults") -> None
     st.info(_("{what} — {n} in these matches:").format(what=what, n=int(per.sum())), icon=":material/search:")
     for match, n in list(per.items())[:5]:
         st.page_link(page, label=_("{match}: {n}").format(match=md(labels.get(str(match), str(match))), n=int(n)),
-                     query_params=link_params(page, match=match), icon=":material/arrow_forward:")  # fmt: skip
+                     query_params=link_params(match=match), icon=":material/arrow_forward:")  # fmt: skip
 
 
 #: The boards (url paths): the board itself is what the page is for, so the header above it is one row.
@@ -978,26 +1032,25 @@ def sidebar_filters(con: Db | None, game: str | None = None, *, board: bool = Fa
     state = st.session_state
     bots = bot_matches(con)
     bot, bot_fresh = chosen_bot(bots)
-    present = games_in_order(every["game"].unique())
     game_of = dict(zip(every["match_id"], every["game"], strict=True))
+    section = dict(zip(every["match_id"], match_sections(every), strict=True))  # JUA UNO: a game of its own
+    present = games_in_order(section.values())
     asked = st.query_params.get("match")
     fresh = bool(asked) and asked != state.get("filter.match_url")  # a link or a typed URL
     wanted = _resolve(asked, every) if fresh else None
     if game is None:
         gkey = lkey("filter.game")
         if wanted is not None:
-            state[gkey] = game_of[wanted]
-        mine = {JUA_GAME: "algori-uno"}.get(bot_game(bots, bot) or "", bot_game(bots, bot))
+            state[gkey] = section[wanted]
+        mine = bot_game(bots, bot)
         if bot_fresh and wanted is None and mine in present:
             state[gkey] = mine  # a bot just chosen: its game
         if state.get(gkey) not in present:
             last = state.get("filter.match_url")
-            state[gkey] = game_of[last] if last in game_of else mine if mine in present else present[0]
+            state[gkey] = section[last] if last in section else mine if mine in present else present[0]
         if len(present) > 1:
-            counts = every["game"].value_counts()
-            watched = watcher_present()  # a new match would change a count under the picker and lose its choice
-            shown = {g: game_name(g) if watched else f"{game_name(g)} ({int(counts.get(g, 0))})" for g in present}
-            remember("filter.game", st.sidebar.selectbox(_("Game"), present, key=gkey, format_func=shown.get))
+            remember("filter.game", st.sidebar.selectbox(_("Game"), present, key=gkey,
+                                                         format_func=game_counts(section.values()).get))  # fmt: skip
         chosen = state[gkey]
     else:
         chosen = game
@@ -1035,7 +1088,8 @@ def sidebar_filters(con: Db | None, game: str | None = None, *, board: bool = Fa
             st.warning(_("{asked} is a match of {its}, and this page shows {page} matches — showing {shown} instead.").format(
                 asked=code(asked), its=game_name(game_of[wanted]), page=game_name(chosen), shown=md(label)),
                 icon=":material/swap_horiz:")  # fmt: skip
-            st.page_link(GAME_PAGES.get(game_of[wanted], "app_pages/matches.py"), query_params={"match": wanted},
+            st.page_link(GAME_PAGES.get(game_of[wanted], "app_pages/matches.py"),
+                         query_params=link_params(match=wanted),
                          label=_("Open {asked} on its own page").format(asked=game_name(game_of[wanted])),
                          icon=":material/open_in_new:")  # fmt: skip
     st.sidebar.selectbox(_("Match"), ids, key=key, format_func=lambda m: labels.get(m, m))
@@ -1189,7 +1243,7 @@ def chart_labels() -> dict[str, str]:
 def open_in_replayer(match: str, round_no: Any, seq: Any = None) -> None:
     """Go to the replayer at that event, in this tab (keeps the session: filters, language)."""
     page = "app_pages/round_browser.py"
-    st.switch_page(page, query_params=link_params(page, match=match, round=num(round_no), event=num(seq)))
+    st.switch_page(page, query_params=link_params(match=match, round=round_no, event=seq))
 
 
 def selected_row(event: Any) -> int | None:

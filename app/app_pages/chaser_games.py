@@ -26,7 +26,7 @@ if not got.empty:
                                              "player": _("Player")}, colors),
                     width="stretch", key="ch.items", config=charts.CONFIG)  # fmt: skip
 if st.button(_("Replay this game on the map"), icon=":material/play_arrow:", key="ch.open"):
-    st.switch_page("app_pages/chaser_board.py", query_params={"match": match})
+    st.switch_page("app_pages/chaser_board.py", query_params=ui.link_params(match=match))
 
 st.subheader(_("Every bot across the games"))
 bots = cq.bots(con)
@@ -51,4 +51,4 @@ if not bots.empty:
     picked = ui.selected_row(event)
     if picked is not None:
         page = "app_pages/chaser_board.py"
-        st.switch_page(page, query_params=ui.link_params(page, match=str(games["match_id"].iloc[picked])))
+        st.switch_page(page, query_params=ui.link_params(match=str(games["match_id"].iloc[picked])))

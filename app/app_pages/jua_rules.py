@@ -62,6 +62,7 @@ table = counts.drop(columns=["player_code"]).assign(by_colour=counts["by_colour"
 table = table.rename(columns={"player_name": _("Player"), **{c: _(label) for c, label in COUNTS.items()}})
 st.dataframe(table, hide_index=True, placeholder=ui.MISSING, width="stretch", key="jua.counts",
              column_config={_("Player"): st.column_config.TextColumn(_("Player"), pinned=True)})  # fmt: skip
+ui.this_is_my_bot(con, ui.table_bots(con, match, codes=counts["player_code"]), "jua.mine")
 named = moves.assign(player_name=moves["player"].map(lambda c: names.get(c, c)),
                      target_name=moves["target"].map(lambda c: names.get(c, c) if isinstance(c, str) else ui.MISSING),
                      colour_text=moves["colour"].map(colour),

@@ -28,6 +28,12 @@ CLICK = {"algori-uno": N_("Click a row to see that match below."),
          "kakomimasu": N_("Click a row to replay that game on the Kakomimasu board."),
          "chaser": N_("Click a row to replay that game on the CHaser map."), ui.JUA_GAME: N_("Click a row to see that match below.")}  # fmt: skip
 
+#: The live parts (the strip, the match shown while it is played) keep what they show at full strength while they
+#: refresh: Streamlit fades an element still being redrawn after half a second, and a refresh that waits for the
+#: watcher's next batch would fade the strip every two seconds.  Kifu's own style, no log text.
+LIVE_STYLE = ("<style>.st-key-matches-live [data-stale='true'], .st-key-matches-detail [data-stale='true']"
+              " {opacity: 1 !important; transition: none !important}</style>")  # fmt: skip
+
 #: Seconds between two refreshes of the tables while a match is being played, and while a watcher runs with none
 #: being played yet (one may start).
 LIVE_EVERY, WATCH_EVERY = 2.0, 5.0
@@ -36,10 +42,8 @@ st.title(_("Matches"))
 con = ui.require_data()
 matches = q.match_list(con)
 #: JUA UNO listed as a game of its own, after ALGORI UNO (its matches are UNO matches under a JUA profile)
-sections = [ui.section_of(g, r) for g, r in zip(matches["game"], matches["ruleset"], strict=True)]
-present = ui.games_in_order(matches["game"].unique())
-if ui.JUA_GAME in sections:
-    present.insert(present.index("algori-uno") + 1 if "algori-uno" in present else 0, ui.JUA_GAME)
+sections = ui.match_sections(matches)
+present = ui.games_in_order(sections)
 shown_match, shown_game = ui.selected_match(), ui.shown_game()
 if shown_game == "algori-uno" and shown_match in set(matches["match_id"]):
     shown_game = dict(zip(matches["match_id"], sections, strict=True)).get(shown_match, shown_game)
@@ -77,7 +81,10 @@ def game_table(matches: Any, game: str, live: set[str]) -> Any:
         name=[n if isinstance(n, str) and n else None for n in rows["name"]],
         rules=family.map(lambda f: _(rulesets.RULE_SHORT[f])),
         white_wild=[ui.white_wild_words(w) if f == rulesets.ALGORI else None for w, f in zip(rows["white_wild"], family, strict=True)],
-        final_scores=rows["scores"], n_turns=rows["rounds_played"], map=rows["board"],
+        final_scores=rows["scores"], map=rows["board"],
+        # a live match's length grows: left out of the table the page draws once (the live strip tells it)
+        rounds_played=rows["rounds_played"].where(~rows["match_id"].isin(live)),
+        n_turns=rows["rounds_played"].where(~rows["match_id"].isin(live)),
         status=[_(ui.LIVE) if m in live else _(STATUS[s]) if s in STATUS else s
                 for m, s in zip(rows["match_id"], rows["status"], strict=True)],
         end_kind=rows["end_kind"].map(chaser.kinds_text),
@@ -90,7 +97,7 @@ def open_match(game: str, match: str) -> None:
     if game in ("algori-uno", ui.JUA_GAME):
         st.query_params["match"] = match
         st.rerun()
-    st.switch_page(ui.GAME_PAGES.get(game, "app_pages/matches.py"), query_params={"match": match})
+    st.switch_page(ui.GAME_PAGES.get(game, "app_pages/matches.py"), query_params=ui.link_params(match=match))
 
 
 def scoreboard(match: str) -> None:
@@ -125,8 +132,9 @@ def live_strip(rows: Any) -> None:
             line = st.container(horizontal=True, vertical_alignment="center", gap="small")
             line.markdown(f":red-badge[{_(ui.LIVE)}] " + " · ".join(parts), width="content")
             if r["game"] == "algori-uno":
+                follow = {**ui.link_params(match=r["match_id"]), "follow": "1"}
                 line.page_link("app_pages/round_browser.py", label=_("Follow it in the replayer"),
-                               icon=":material/style:", query_params={"match": str(r["match_id"]), "follow": "1"})
+                               icon=":material/style:", query_params=follow)
         st.caption(_("Being played now: this page updates itself every {n} seconds.").format(n=int(LIVE_EVERY)))
 
 
@@ -158,7 +166,7 @@ def uno_detail(match: str, row: Any, live: set[str]) -> None:
         bot = str(mine["bot_id"].iloc[0]) if not mine.empty else None
         st.session_state["filter.bot"] = bot
         page = "app_pages/player_rounds.py"
-        st.switch_page(page, query_params={**ui.link_params(page, match=match, bot=bot), "player": code})
+        st.switch_page(page, query_params={**ui.link_params(match=match, bot=bot), "player": code})
     if family == rulesets.JUA:
         scoreboard(match)
     race = q.score_race(con, match)
@@ -178,7 +186,7 @@ def kakomimasu_detail(match: str, row: Any, live: set[str]) -> None:
     st.dataframe(ui.readable(kq.teams(con, match).drop(columns=["player_code", "player_index"])), hide_index=True,
                  placeholder=ui.MISSING, width="stretch", key="matches.teams")  # fmt: skip
     if st.button(_("Open this game on the Kakomimasu board"), icon=":material/grid_on:", key="matches.open_km"):
-        st.switch_page("app_pages/kakomimasu_board.py", query_params={"match": match})
+        st.switch_page("app_pages/kakomimasu_board.py", query_params=ui.link_params(match=match))
 
 
 def chaser_detail(match: str, row: Any, live: set[str]) -> None:
@@ -189,7 +197,7 @@ def chaser_detail(match: str, row: Any, live: set[str]) -> None:
                                    (info.get("items_cool") or 0, info.get("items_hot") or 0), names)
                + " · " + _("items: {scores}").format(scores=ui.md(row["scores"] or "—")))  # fmt: skip
     if st.button(_("Replay this game on the map"), icon=":material/play_arrow:", key="matches.open_ch"):
-        st.switch_page("app_pages/chaser_board.py", query_params={"match": match})
+        st.switch_page("app_pages/chaser_board.py", query_params=ui.link_params(match=match))
 
 
 DETAIL = {"algori-uno": uno_detail, ui.JUA_GAME: uno_detail, "kakomimasu": kakomimasu_detail, "chaser": chaser_detail}
@@ -221,17 +229,23 @@ def live_rows_now() -> tuple[Any, Any]:
     return now, live_rows
 
 
-def tables() -> None:
-    """The live strip, every game's table and the match picked: read again at every refresh while matches are
-    being played (the fragment below) when the file changed; a match that starts or ends reruns the whole page
-    (sidebar included)."""
+def live_part() -> None:
+    """The live strip, the one part of the page that changes while matches are being played: a fragment that
+    runs again every few seconds and reads the database only when its file changed.  A match that starts or
+    ends, or a new match in the database, reruns the whole page once (tables, sidebar labels, the pace)."""
     now, live_rows = live_rows_now()
     live = {str(m) for m in live_rows["match_id"]}
     if live != {str(m) for m in live_first["match_id"]} or set(now["match_id"]) != set(matches["match_id"]):
-        st.rerun()  # the whole page: the sidebar's picker and labels, the refresh pace
+        st.rerun(scope="app")
     live_strip(live_rows)
+
+
+def tables(live: set[str]) -> None:
+    """Every game's table and the match picked below its game's: drawn by the page's run, never refreshed by the
+    live part (a live match's row names it live and leaves out its growing length; the strip above tells it).
+    The match shown, when it is being played, is a fragment of its own that follows it."""
     for game in present:
-        rows, table = game_table(now, game, live)
+        rows, table = game_table(matches, game, live)
         st.header(_("{game} · {n} match(es)").format(game=ui.game_name(game), n=len(rows)), divider="gray")
         if len(present) > 1 or game != "algori-uno":
             st.caption(_(CLICK.get(game, CLICK["kakomimasu"])))
@@ -245,9 +259,29 @@ def tables() -> None:
                 st.session_state[f"{key}.opened"] = clicked
                 open_match(game, clicked)
         if shown_game == game and shown_match in set(rows["match_id"]):
-            DETAIL.get(game, kakomimasu_detail)(shown_match, rows[rows["match_id"] == shown_match].iloc[0], live)
+            detail = DETAIL.get(game, kakomimasu_detail)
+            if shown_match in live:
+                with st.container(key="matches-detail"):
+                    ui.fragment(live_detail, run_every=LIVE_EVERY, key="matches.detail")(detail, game, shown_match)
+            else:
+                detail(shown_match, rows[rows["match_id"] == shown_match].iloc[0], live)
 
 
-intro()
+def live_detail(detail: Any, game: str, match: str) -> None:
+    """The match shown while it is being played: its players, scores and race, read again at every refresh
+    when the file changed."""
+    now, live_rows = live_rows_now()
+    rows = now[now["match_id"] == match]
+    if rows.empty:
+        return
+    detail(match, rows.iloc[0], {str(m) for m in live_rows["match_id"]})
+
+
+with st.container(key="matches-intro"):
+    intro()
+st.html(LIVE_STYLE)
 every = LIVE_EVERY if not live_first.empty else WATCH_EVERY if watched else None
-ui.fragment(tables, run_every=every, key="matches.tables")()
+if every is not None:
+    ui.fragment(live_part, run_every=every, key="matches.live")()
+with st.container(key="matches-tables"):
+    tables({str(m) for m in live_first["match_id"]})

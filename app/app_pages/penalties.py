@@ -62,6 +62,7 @@ event = st.dataframe(
     hide_index=True, placeholder=ui.MISSING, width="stretch", key="pen.table", on_select="rerun", selection_mode="single-row",
     column_config=ui.wide_columns(["cause_text"]),
 )  # fmt: skip
+ui.this_is_my_bot(con, ui.table_bots(con, match, codes=table["player"]), "pen.mine")
 picked = ui.selected_row(event)
 if picked is not None:
     ui.open_in_replayer(match, table["round_no"].iloc[picked], table["seq"].iloc[picked])

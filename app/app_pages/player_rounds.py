@@ -78,6 +78,7 @@ event = st.dataframe(
     table, hide_index=True, placeholder=ui.MISSING, width="stretch", key="pr.table", on_select="rerun",
     selection_mode="single-row", column_config=config,
 )  # fmt: skip
+ui.this_is_my_bot(con, ui.table_bots(con, match, codes=rows["player"]), "pr.mine")
 worst = [(r, t) for r, t in zip(rows.itertuples(index=False), table[_("What went wrong")], strict=True) if t][:5]
 if worst:  # the worst rounds once more as full sentences: a table cell cuts long text, above all on a phone
     heading = _("The worst rounds in words")

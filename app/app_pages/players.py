@@ -32,21 +32,6 @@ JUA_NOTE = N_("JUA competition rules (2016): every bot over its JUA matches — 
               "of rounds played.")  # fmt: skip
 
 
-def uno_family() -> str | None:
-    """Which UNO rules' matches to compare (ALGORI or JUA): a choice when the database holds both."""
-    families = {m: rulesets.rules_family(r) for m, r in q.rulesets(con).items()}
-    present = [f for f in (rulesets.ALGORI, rulesets.JUA) if f in set(families.values())]
-    if len(present) < 2:
-        return present[0] if present else None
-    k = ui.lkey("pl.rules")
-    if st.session_state.get(k) not in present:
-        last = st.session_state.get("pl.rules:last")
-        st.session_state[k] = last if last in present else families.get(ui.selected_match() or "", present[0])
-    chosen = st.segmented_control(_("Rules"), present, key=k, format_func=ui.choices(rulesets.RULE_FAMILIES)) \
-        or st.session_state[k]  # fmt: skip
-    return str(ui.remember("pl.rules", chosen))
-
-
 def stats_of(game: str, family: str | None = None) -> tuple[pd.DataFrame, str]:
     """That game's statistics, one row per bot, and the column holding the bot's name (UNO: of one rule family)."""
     if game == "algori-uno":
@@ -112,17 +97,20 @@ def table_view(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
 
 st.title(_("Players"))
 con = ui.require_data()
-game = ui.pick_game(con, "pl.game")
-family = uno_family() if game == "algori-uno" else None
+picked_game = ui.pick_game(con, "pl.game")  # JUA UNO a game of its own: its bots compared with JUA bots only
+family = {"algori-uno": rulesets.ALGORI, ui.JUA_GAME: rulesets.JUA}.get(picked_game)
+game = "algori-uno" if family else picked_game
 stats, name_col = stats_of(game, family)
 stats = as_integers(stats)
 ids = list(stats.pop("bot_id")) if "bot_id" in stats.columns else [str(n) for n in stats[name_col]]
 shown, config = table_view(stats)
 st.caption(_("Click a bot to make it your bot: every page then opens on its worst match."))
-event = st.dataframe(shown, hide_index=True, placeholder=ui.MISSING, width="stretch", key=f"pl.table.{game}",
+event = st.dataframe(shown, hide_index=True, placeholder=ui.MISSING, width="stretch", key=f"pl.table.{picked_game}",
                      column_config=config, on_select="rerun", selection_mode="single-row")  # fmt: skip
 if (picked := ui.selected_row(event)) is not None and picked < len(ids):
-    ui.make_my_bot(ids[picked], game)
+    ui.make_my_bot(ids[picked], picked_game)
+known = set(ui.bot_matches(con)["bot_id"])
+ui.this_is_my_bot(con, [str(b) for b in ids if b in known], f"pl.mine.{picked_game}")
 if game == "algori-uno" and family != rulesets.JUA:
     st.caption(_(
         "Think time: milliseconds from the moment the dealer's 5-second clock started for the bot (its next-player, "

@@ -60,7 +60,7 @@ def _added(new: bool) -> None:
             if c2.button(_("Open in the replayer"), key=f"up.open.{m}", icon=":material/play_arrow:"):
                 page = {"kakomimasu": "app_pages/kakomimasu_board.py", "chaser": "app_pages/chaser_board.py"}.get(
                     games[m], "app_pages/round_browser.py")
-                st.switch_page(page, query_params={"match": m})
+                st.switch_page(page, query_params=ui.link_params(match=m))
 
 
 def _uploader_in_the_viewers_language() -> None:

@@ -18,9 +18,14 @@
     legend_move: "move", legend_remove: "remove", legend_failed: "failed (red, dashed)",
     legend_negative: "negative cell (violet)", tap_cell: "Tap a cell to see it in words.",
     cell_points: "{n} points", wall_of: "wall of {team}", area_of: "area of {team}", agent_n: "agent {n}",
-    acts_here: "actions aimed here",
+    acts_here: "actions aimed here", zoom: "Zoom", zoom_in: "Zoom in", zoom_out: "Zoom out", zoom_fit: "Fit",
   };
   const chosen = {};  // game id -> [x, y] of the cell tapped last
+  //: The field's zoom levels (1: the column's width). A phone's 20×20 field is 18 px a cell at 1; 2 makes its
+  //: numbers readable, and the field then scrolls sideways inside its own box (the page never does).
+  const ZOOMS = [1, 1.5, 2, 2.5, 3];
+  const zoomAt = {};  // game id -> index in ZOOMS (kept while stepping)
+  const scrolled = {};  // game id -> [left, top] of the field's box (kept while stepping)
 
   function svg(tag, attrs, text) {
     const e = document.createElementNS(NS, tag);
@@ -121,7 +126,12 @@
       box.appendChild(g);
     }));
     const field = el("div", "km-fieldbox");
-    field.appendChild(box);
+    const scroller = el("div", "km-scroll");
+    scroller.appendChild(box);
+    field.append(zoomBar(data.id, box, scroller, L, el), scroller);
+    scroller.addEventListener("scroll", () => { scrolled[data.id] = [scroller.scrollLeft, scroller.scrollTop]; },
+      { passive: true });
+    setZoom(data.id, box, scroller, zoomAt[data.id] || 0, false);
     // the chosen cell in words (a tap, no hover needed)
     const detail = el("div", "km-detail");
     detail.setAttribute("aria-live", "polite");
@@ -214,6 +224,53 @@
     side.append(score, list);
     wrap.append(field, side);
     return wrap;
+  }
+
+  /** The field at ZOOMS[k] of the column's width; ``keepCentre``: the cell in the middle of the view stays there. */
+  function setZoom(id, box, scroller, k, keepCentre) {
+    k = Math.max(0, Math.min(ZOOMS.length - 1, k));
+    const cx = scroller.scrollWidth ? (scroller.scrollLeft + scroller.clientWidth / 2) / scroller.scrollWidth : 0.5;
+    zoomAt[id] = k;
+    box.style.width = ZOOMS[k] * 100 + "%";
+    (scroller.parentElement || scroller).querySelectorAll("[data-zoom]")
+      .forEach((b) => {
+        const d = b.dataset.zoom;
+        b.disabled = (d === "-1" && k === 0) || (d === "+1" && k === ZOOMS.length - 1) || (d === "0" && k === 0);
+        if (d === "level") b.textContent = Math.round(ZOOMS[k] * 100) + "%";
+      });
+    const restore = () => {
+      if (keepCentre) scroller.scrollLeft = cx * scroller.scrollWidth - scroller.clientWidth / 2;
+      else if (scrolled[id]) scroller.scrollLeft = scrolled[id][0];
+    };
+    restore();
+    requestAnimationFrame(restore);  // a new field is laid out once it is on the page
+  }
+
+  /** − 100% + Fit: the field's zoom, above it (a tap each; the level stays while stepping). */
+  function zoomBar(id, box, scroller, L, el) {
+    const bar = el("div", "km-zoom");
+    bar.setAttribute("role", "group");
+    bar.setAttribute("aria-label", L("zoom"));
+    bar.appendChild(el("span", "km-zoom-label", L("zoom")));
+    const button = (d, text, label) => {
+      const b = el("button", "km-zoom-btn", text);
+      b.type = "button";
+      b.dataset.zoom = d;
+      if (label) { b.title = label; b.setAttribute("aria-label", label); }
+      return b;
+    };
+    const level = el("span", "km-zoom-level", "100%");
+    level.dataset.zoom = "level";
+    bar.append(button("-1", "−", L("zoom_out")), level, button("+1", "+", L("zoom_in")), button("0", L("zoom_fit")));
+    bar.addEventListener("click", (e) => {
+      const b = e.target.closest && e.target.closest("button[data-zoom]");
+      if (!b) return;
+      e.stopPropagation();
+      const k = zoomAt[id] || 0;
+      setZoom(id, box, scroller, b.dataset.zoom === "0" ? 0 : k + parseInt(b.dataset.zoom, 10), true);
+      scrolled[id] = [scroller.scrollLeft, scroller.scrollTop];
+    });
+    return bar;
   }
 
   /** What the drawing means, always visible (no hover on phones). */

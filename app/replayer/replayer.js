@@ -16,6 +16,8 @@ const KifuReplayer = (() => {
   //: The marker kinds on the slider, in drawing order (a later kind is drawn over an earlier one).
   const MARKS = [["finding", (f) => f.findings && f.findings.length > 0], ["refused", (f) => !!f.refused],
     ["penalty", (f) => f.event === "penalty"]];
+  //: Findings shown whole at one step before the others fold behind a "+N more" button.
+  const FOLD = 2;
   const SKELETON = `
 <div class="kr" tabindex="-1">
   <div class="kr-head"><div class="kr-follow" hidden></div><div class="kr-title"></div><div class="kr-sentence"></div><ul class="kr-findings"></ul></div>
@@ -71,6 +73,7 @@ const KifuReplayer = (() => {
     round_n: "Round {n}", turn_n: "turn {n}", step_n: "{what} {k} of {n}", seq_n: "log seq {n}",
     seq_help: "The event's sequence number in the stored log (what links and the raw log use)",
     severity_error: "error", severity_warning: "warning", severity_info: "info", tap_hint: "tap to see all",
+    more_findings: "+{n} more findings", fewer_findings: "Fewer findings",
     follow_on: "● live — following the newest event", follow_paused: "Paused — switch on Follow live again to go on",
     mark_finding: "finding", mark_penalty: "penalty", mark_refused: "refused action", markers: "Marks on the slider",
     graph: "Over the round (click to jump)", think: "thought {s} s", think_help: "Time since this player was handed the turn",
@@ -93,7 +96,7 @@ const KifuReplayer = (() => {
       note: $(".kr-note"),
     };
     const st = { data: null, visible: [], at: 0, timer: null, token: null, perspective: "", items: [], reportTimer: null,
-      pausedToken: null, graphMode: 0, cursor: null, noteTimer: null };
+      pausedToken: null, graphMode: 0, cursor: null, noteTimer: null, allFindings: false };
 
     function L(k) { return (st.data.labels && st.data.labels[k]) || DEFAULTS[k] || k; }
 
@@ -278,12 +281,25 @@ const KifuReplayer = (() => {
       ui.sentence.classList.remove("open");
       ui.sentence.classList.toggle("refused", !!f.refused);
       ui.findings.replaceChildren();
-      for (const x of f.findings) {
-        const li = el("li", x.severity);
+      f.findings.forEach((x, i) => {
+        const li = el("li", x.severity + (i >= FOLD ? " fold" : ""));
         li.append(el("span", "sev", L("severity_" + x.severity)), el("span", "text", x.text),
           el("span", "code", x.code));  // the check's code: a small detail after the words
         li.title = x.text;
         ui.findings.appendChild(li);
+      });
+      // more than FOLD findings: the first ones whole, the others behind one button (kept open while stepping),
+      // never a box cut in the middle of a line
+      ui.findings.classList.toggle("all", st.allFindings);
+      if (f.findings.length > FOLD) {
+        const more = el("button", "kr-more");
+        more.type = "button";
+        more.dataset.act = "more-findings";
+        more.dataset.n = String(f.findings.length - FOLD);
+        moreText(more);
+        const row = el("li", "kr-more-row");
+        row.appendChild(more);
+        ui.findings.appendChild(row);
       }
       // board
       const render = renderers[st.data.game];
@@ -304,6 +320,11 @@ const KifuReplayer = (() => {
       ui.box.dataset.seq = String(f.seq);
       moveCursor(k, n);
       if (user) scheduleReport(f.seq);
+    }
+
+    function moreText(button) {
+      button.textContent = st.allFindings ? L("fewer_findings") : fmt(L("more_findings"), { n: button.dataset.n });
+      button.setAttribute("aria-expanded", st.allFindings ? "true" : "false");
     }
 
     function reveal(item) {
@@ -523,7 +544,7 @@ const KifuReplayer = (() => {
 
     function onClick(e) {
       // a tap on a clipped name or sentence shows all of it (phones have no hover)
-      const open = e.target.closest && e.target.closest(".kr-name, .kr-sentence, .kr-findings li");
+      const open = e.target.closest && e.target.closest(".kr-name, .kr-sentence, .kr-findings li:not(.kr-more-row)");
       if (open && !e.target.closest(".kr-list")) { open.classList.toggle("open"); return; }
       if (e.target.closest && e.target.closest(".kr-graph")) { graphClick(e); return; }
       const mark = e.target.closest && e.target.closest(".kr-mark[data-k]");
@@ -532,6 +553,12 @@ const KifuReplayer = (() => {
       if (act) {
         const a = act.dataset.act;
         if (a === "help" || a === "help-close") { toggleHelp(a === "help" ? undefined : false); return; }
+        if (a === "more-findings") {
+          st.allFindings = !st.allFindings;
+          ui.findings.classList.toggle("all", st.allFindings);
+          moreText(act);
+          return;
+        }
         if (a === "back") step(-1); else if (a === "next") step(1);
         else if (a === "first") show(0, true); else if (a === "last") show(st.visible.length - 1, true);
         else if (a === "play") { if (following()) pause(); setPlaying(!st.timer); }

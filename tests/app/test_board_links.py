@@ -58,3 +58,36 @@ def test_refusals_are_translated() -> None:
     with i18n.using("ja"):
         text = links.missing("round", "999", [1, 2, 40])
     assert "999" in text and "1–40" in text and "round" not in text
+
+
+#: The names of a board link, and the old one (read, never written).
+LINK_NAMES = {*links.PARAMS, *links.ALIASES}
+
+
+def test_pages_build_their_links_through_the_one_vocabulary() -> None:
+    """No page writes a link's query by hand (a dict of link names, an f-string with ``seq=``/``turn=``…): every
+    page link and page switch takes ``ui.link_params`` (``links.build``), which keeps the bot and never writes
+    ``seq``."""
+    import ast
+    import re
+
+    from tests.conftest import REPO
+
+    by_hand = re.compile(r"[?&](" + "|".join(sorted(LINK_NAMES)) + r")=")
+    found: list[str] = []
+    for path in sorted((REPO / "app").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            where = f"{path.relative_to(REPO)}:{getattr(node, 'lineno', '?')}"
+            if isinstance(node, ast.keyword) and node.arg == "query_params" and isinstance(node.value, ast.Dict):
+                keys = {k.value for k in node.value.keys if isinstance(k, ast.Constant)}
+                if keys & LINK_NAMES:
+                    found.append(f"{where}: query_params={{{', '.join(sorted(keys & LINK_NAMES))}: …}}")
+            if isinstance(node, ast.JoinedStr):
+                text = "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+                if by_hand.search(text):
+                    found.append(f"{where}: f-string {text!r}")
+    for path in sorted((REPO / "app" / "replayer").glob("*.js")):
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if by_hand.search(line) and not line.lstrip().startswith(("//", "*", "/*")):
+                found.append(f"{path.relative_to(REPO)}:{i}: {line.strip()}")
+    assert not found, "\n".join(found)

@@ -117,3 +117,22 @@ def test_link_to_an_action_the_game_does_not_have(app: App, all_db: Path) -> Non
         replay(at)  # nothing else shown
     at = app(all_db, "chaser_board", match=match, seq="5")
     assert not at.warning and replay(at)["jump"]["seq"] == 5
+
+
+def test_a_chaser_bots_first_fault_links_to_its_action(app: App, all_db: Path) -> None:
+    """A CHaser fault is numbered by its action: the link says ``event=`` (no old ``seq=``), and opens there."""
+    from tests.app.test_path_bot import links
+
+    bot, match, first = query(all_db, """select p.player_name, v.match_id, min(v.seq) from violations v
+        join players p on p.match_id = v.match_id and p.player_code = v.player
+        join matches m on m.match_id = v.match_id
+        where m.game = 'chaser' and v.severity in ('error', 'warning')
+        group by 1, 2 order by 3 limit 1""")[0]  # fmt: skip
+    at = app(all_db, "chaser_games", bot=bot)
+    assert at.query_params["match"] == match
+    fault = [q for label, page, q in links(at) if page.endswith("chaser_board") and "first fault" in label]
+    assert fault
+    assert {k: v for k, v in fault[0].items() if k != "lang"} == {"match": match, "event": str(first), "bot": bot}
+    assert any(f"action {first}" in label for label, _page, _q in links(at))
+    at = app(all_db, "chaser_board", **fault[0])
+    assert replay(at)["jump"]["seq"] == first and at.query_params["event"] == str(first)

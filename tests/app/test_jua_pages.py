@@ -208,26 +208,32 @@ def test_matches_page_shows_the_scoreboard_of_a_jua_match(app: Any, jua_db: Path
 def test_standings_rank_a_jua_match_by_its_scoreboard(app: Any, jua_db: Path) -> None:
     match = match_of(jua_db, "jua-10p")
     at = app(jua_db, "standings", match=match)
-    assert at.multiselect(key="st.matches").value == [match]
+    assert at.segmented_control(key="st.game").value == "jua"  # JUA UNO: a game of its own, its matches only
+    assert at.multiselect(key="st.matches.jua").value == [match]
+    jua = {m for (m,) in query(jua_db, "select match_id from matches where ruleset like 'jua-%'")}
+    assert len(at.multiselect(key="st.matches.jua").options) == len(jua)  # no ALGORI match among them
     board = table(at, "Round 1", "Round 2", "Total", "Rank")
     assert len(board) == 10 and any("ranked on its own" in c.value for c in at.caption)
     assert not [h.value for h in at.subheader if h.value == "ALGORI contest ranking"]
-    algori = query(jua_db, "select match_id from matches where ruleset like 'algori%' order by match_id limit 1")[0][0]
-    at.multiselect(key="st.matches").set_value([match, algori]).run()
-    assert [h.value for h in at.subheader][-1] == "ALGORI contest ranking"
-    assert table(at, "Round 1", "Total") is not None and table(at, "Advances") is not None
+    at.segmented_control(key="st.game").set_value("algori-uno").run()  # ALGORI UNO: the contest ranking, no JUA match
+    assert not at.exception and table(at, "Advances") is not None
+    algori = {m for (m,) in query(jua_db, "select match_id from matches where ruleset like 'algori%'")}
+    assert set(at.multiselect(key="st.matches").value) <= algori
+    assert not any("ranked on its own" in c.value for c in at.caption)
 
 
 def test_players_compare_one_rule_family_at_a_time(app: Any, jua_db: Path) -> None:
     at = app(jua_db, "players", match=match_of(jua_db, "jua-10p"))
-    rules = at.segmented_control(key="pl.rules")
-    assert rules.value == "jua-2016" and set(rules.options) == {"ALGORI 2023 contest rules", "JUA competition rules (2016)"}
+    rules = at.segmented_control(key="pl.game")  # JUA UNO: a game of its own, opened on the sidebar match's
+    counts = dict(query(jua_db, """select case when ruleset like 'jua-%' then 'JUA UNO' else 'ALGORI UNO' end, count(*)
+                                  from matches where game = 'algori-uno' group by 1"""))  # fmt: skip
+    assert rules.value == "jua" and {f"{g} ({n})" for g, n in counts.items()} <= set(rules.options)
     stats = table(at, "Player", "Rounds won")
     bots = query(jua_db, """select count(distinct p.player_name || ' @ ' || m.dealer_name) from players p
                             join matches m using (match_id) where m.ruleset like 'jua-%'""")[0][0]  # fmt: skip
     assert "Think time median (ms)" not in stats.columns and len(stats) == bots  # a bot: its name at its dealer
     assert any("no think time" in c.value for c in at.caption)
-    rules.set_value("algori-2023").run()
+    rules.set_value("algori-uno").run()
     stats = table(at, "Player", "Rounds won")
     assert "Think time median (ms)" in stats.columns and "sloppy-1" not in set(stats["Player"])
 
@@ -304,3 +310,15 @@ def test_a_draw_2_turned_first_is_answered_by_the_next_player(tmp_path: Path) ->
     for first, nxt in opened:
         assert first["board"]["stack"]["cards"] == [first["board"]["top"]]
         assert first["board"]["stack"]["answer"] == nxt["actor"] != first["actor"]
+
+
+def test_jua_is_a_game_of_its_own_in_the_sidebar_with_its_own_count(app: Any, jua_db: Path) -> None:
+    counts = dict(query(jua_db, """select case when ruleset like 'jua-%' then 'JUA UNO' else 'ALGORI UNO' end, count(*)
+                                  from matches where game = 'algori-uno' group by 1"""))  # fmt: skip
+    assert counts["JUA UNO"] and counts["ALGORI UNO"]
+    at = app(jua_db, "players")
+    picker = at.sidebar.selectbox(key="filter.game")
+    assert picker.options[:2] == [f"ALGORI UNO ({counts['ALGORI UNO']})", f"JUA UNO ({counts['JUA UNO']})"]
+    picker.set_value("jua").run()
+    assert not at.exception
+    assert len(at.sidebar.selectbox(key=ui.match_key("jua")).options) == counts["JUA UNO"]  # JUA matches only

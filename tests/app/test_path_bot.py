@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from app import ui
 from tests.app.test_pages import table
 from tests.conftest import query
@@ -140,3 +142,30 @@ def test_kifu_play_names_the_match(tmp_path: Path) -> None:
 
     assert dealer("--name", "Friday league") == "Friday league"
     assert dealer("--players", "6") == "random-1, greedy-2, stacker-3, random-4 +2 · seed 1"
+
+
+@pytest.mark.parametrize(("page", "key", "dealer"), [
+    ("penalties", "pen.mine", "misbehave-skipbind2-80"), ("player_rounds", "pr.mine", "misbehave-skipbind2-80"),
+    ("standings", "st.mine", "misbehave-skipbind2-80"), ("players", "pl.mine.algori-uno", None),
+    ("jua_rules", "jua.mine", "jua-10p"),
+])  # fmt: skip
+def test_this_is_my_bot_under_every_table_that_names_bots(app, jua_db: Path, page: str, key: str,
+                                                          dealer: str | None) -> None:  # fmt: skip
+    at = app(jua_db, page, **({"match": match_of(jua_db, dealer)} if dealer else {}))
+    mine = at.selectbox(key=key)
+    assert mine.label == "This is my bot" and mine.value is None  # no bot chosen yet
+    known = {f"{n} · {d}": f"{n} @ {d}" for n, d in query(jua_db, """select distinct
+        coalesce(p.player_name, p.player_code), coalesce(m.dealer_name, m.dealer_code, m.match_id)
+        from players p join matches m using (match_id)""")}  # fmt: skip
+    assert mine.options and set(mine.options) <= set(known)  # the table's bots, by identity (name · dealer)
+    bot = known[mine.options[-1]]
+    mine.set_value(bot).run()
+    assert not at.exception
+    assert at.query_params["bot"] == bot and at.selectbox(key="path.bot").value == bot
+    plays = {str(m) for (m,) in query(jua_db, """select p.match_id from players p join matches m using (match_id)
+        where coalesce(p.player_name, p.player_code) || ' @ '
+              || coalesce(m.dealer_name, m.dealer_code, m.match_id) = ?""",
+        [bot])}  # fmt: skip
+    assert at.query_params["match"] in plays  # the page moved to one of its matches, as My bot does
+    at.switch_page("app_pages/challenges.py").run()  # kept across pages
+    assert at.query_params["bot"] == bot and at.selectbox(key="path.bot").value == bot

@@ -103,3 +103,52 @@ def test_link_to_a_turn_that_does_not_exist(page: Any, mixed_url: str) -> None:
     expect(page.get_by_test_id("stAlert")).to_contain_text("has no turn 999")  # said, and nothing else shown
     expect(page.get_by_test_id("stAlert")).to_contain_text("names nothing to show")
     expect(page.locator(".kr")).to_have_count(0)  # not another turn's board in its place
+
+
+def test_phone_zooms_the_field_in_its_own_box_and_shows_findings_whole(page: Any, mixed_url: str) -> None:
+    """390×844: the 20×20 field fits the column (18 px cells); "+" zooms it to readable cells that scroll sideways
+    inside the field's box, never the page; the zoom stays while stepping; the findings are whole, the ones past
+    the first two behind "+N more"."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{mixed_url}/kakomimasu_board?match={GAME08}&turn=40")
+    wait_for_app(page)
+    expect(page.locator(".km-field")).to_be_visible()
+    fit = page.locator(".km-cell[data-x='3'][data-y='3'] rect").first.bounding_box()["width"]
+    assert fit < 20  # a phone's column: 18 px a cell, numbers too small to read
+    findings = page.locator(".kr-findings li:not(.kr-more-row)")
+    n = findings.count()
+    assert n > 2  # turn 40 has several findings
+    box = page.locator(".kr-findings").bounding_box()
+    for i in range(2):  # the first two whole, inside the box, above the controls
+        li = findings.nth(i).bounding_box()
+        assert li["y"] >= box["y"] - 1 and li["y"] + li["height"] <= box["y"] + box["height"] + 1
+    assert box["y"] + box["height"] <= page.locator(".kr-controls").bounding_box()["y"]
+    assert not findings.nth(2).is_visible()
+    more = page.locator(".kr-more")
+    expect(more).to_have_text(f"+{n - 2} more findings")
+    more.click()
+    expect(findings.nth(n - 1)).to_be_visible()
+    more.click()
+    assert not findings.nth(2).is_visible()
+    plus = page.locator(".km-zoom-btn[data-zoom='+1']")
+    plus.click()
+    plus.click()
+    expect(page.locator(".km-zoom-level")).to_have_text("200%")
+    cell = page.locator(".km-cell[data-x='3'][data-y='3'] rect").first.bounding_box()["width"]
+    assert cell >= 1.9 * fit and cell >= 32
+    number = page.locator(".km-pt").first.bounding_box()["height"]
+    assert number >= 11  # a number one can read (7 px at the column's width)
+    scroll = page.locator(".km-scroll").evaluate("s => [s.scrollWidth, s.clientWidth]")
+    assert scroll[0] > 1.8 * scroll[1]  # the field scrolls inside its box...
+    widths = page.evaluate("""() => { const main = document.querySelector("[data-testid='stMain']");
+        return [document.documentElement.scrollWidth, window.innerWidth, main.scrollWidth, main.clientWidth]; }""")
+    assert widths[0] <= widths[1] and widths[2] <= widths[3]  # ...and the page never sideways
+    page.locator(".km-scroll").evaluate("s => { s.scrollLeft = 200; }")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(".kr")).to_have_attribute("data-seq", "41")
+    expect(page.locator(".km-zoom-level")).to_have_text("200%")  # kept while stepping, and where it was scrolled
+    assert abs(page.locator(".km-scroll").evaluate("s => s.scrollLeft") - 200) <= 2
+    screenshot(page, "kakomimasu-board-phone-zoomed")
+    page.locator(".km-zoom-btn[data-zoom='0']").click()
+    expect(page.locator(".km-zoom-level")).to_have_text("100%")
+    assert page.locator(".km-scroll").evaluate("s => s.scrollWidth <= s.clientWidth + 1")

@@ -133,3 +133,45 @@ def test_a_step_back_stops_following_where_the_user_is(page: Any, live_app: tupl
     assert seq() == stayed
     assert play.events() > stayed
     _clean(page)
+
+
+#: Element containers of the Matches page that are stale (being redrawn) outside its live parts (the strip and the
+#: match shown while it is played), and any element faded by Streamlit's stale style anywhere in the main area.
+STALE = """() => {
+  const main = document.querySelector("[data-testid='stMain']");
+  const live = ".st-key-matches-live, .st-key-matches-detail";
+  let outside = 0, faded = 0;
+  for (const el of main.querySelectorAll("[data-testid='stElementContainer']")) {
+    if (el.getAttribute("data-stale") === "true" && !el.closest(live)) outside += 1;
+    if (parseFloat(getComputedStyle(el).opacity) < 0.99) faded += 1;
+  }
+  return [outside, faded];
+}"""
+
+
+def test_matches_refreshes_only_its_live_parts(page: Any, live_app: tuple[str, LivePlay]) -> None:
+    """While the watcher writes, only the live strip (and the match shown, when it is the live one) refresh:
+    the rest of the page — the intro, every game's table — is never redrawn, and nothing fades to grey."""
+    url, play = live_app
+    assert play.replaying(), "the recorded match ended before the test"
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    page.goto(f"{url}/?lang=en")
+    wait_for_app(page)
+    strip = page.locator(".st-key-matches-live")
+    expect(strip).to_contain_text(MARK["en"], timeout=30_000)
+    expect(page.locator(".st-key-matches-tables [data-testid='stDataFrame']").first).to_be_visible()
+
+    def events() -> int:
+        found = EVENTS.findall(strip.inner_text())
+        return int(found[0].replace(",", "")) if found else 0
+
+    first, outside, faded, samples = events(), 0, 0, 0
+    start = time.monotonic()  # 12 s of refreshes (a loaded machine samples slowly: up to 30 s for 10 samples)
+    while time.monotonic() - start < 12 or (samples < 10 and time.monotonic() - start < 30):
+        o, f = page.evaluate(STALE)
+        outside, faded, samples = outside + o, faded + f, samples + 1
+        page.wait_for_timeout(150)
+    _clean(page)
+    assert events() > first, "the live strip did not refresh while the watcher wrote"
+    assert samples >= 5 and outside == 0 and faded == 0, (samples, outside, faded)
+    screenshot(page, "live-matches-parts")
