@@ -115,8 +115,10 @@ def test_a_challenge_was_a_bluff_as_defined(db: tuple[str, Path]) -> None:
             ).fetchall():
                 mine = q.challenges(con, match, player[0])
                 assert all(b == want[(match, s)] for s, b in zip(mine["seq"], mine["was_bluff"], strict=True))
-                assert len(mine) == con.execute("select count(*) from challenges where match_id = ? and (challenger = ? "
-                                                "or target = ?)", [match, player[0], player[0]]).fetchall()[0][0]  # fmt: skip
+                mine_sql = (
+                    "select count(*) from challenges where match_id = ? and (challenger = ? or target = ?)"
+                )
+                assert len(mine) == con.execute(mine_sql, [match, player[0], player[0]]).fetchall()[0][0]
     if name == "sample_db":
         assert any(want.values()) and not all(want.values()), "the sample has both kinds of challenge"
 

@@ -9,10 +9,11 @@
 -- The players of every match are read once (`ps`, grouped by match), not once per match and column.
 with ps as (
     select p.match_id, count(*) as n_players,
-           string_agg(coalesce(p.player_name, p.player_code), ', ' order by p.final_rank, p.join_order, p.player_code) as players,
-           string_agg(coalesce(p.player_name, p.player_code) || ' ' || coalesce(cast(p.final_score as varchar), '?'), ' · '
-                      order by case when m.game = 'algori-uno' then p.final_rank else p.join_order end, p.join_order)
-               as scores,
+           string_agg(coalesce(p.player_name, p.player_code), ', '
+                      order by p.final_rank, p.join_order, p.player_code) as players,
+           string_agg(coalesce(p.player_name, p.player_code) || ' ' || coalesce(cast(p.final_score as varchar), '?'),
+                      ' · ' order by case when m.game = 'algori-uno' then p.final_rank else p.join_order end,
+                      p.join_order) as scores,
            string_agg(coalesce(p.player_name, p.player_code), ' vs ' order by p.join_order) as versus,
            any_value(coalesce(p.player_name, m.winner)) filter (where p.player_code = m.winner) as winner
     from players p join matches m using (match_id)
