@@ -39,6 +39,11 @@
    Kifu has it, else read_parquet views over the lake's folders).
 8. Every figure again as a Markdown table (figure, measured, target, met?) ready for benchmarks/README.md.
 
+``--pages-only --db PATH``: step 6 alone on a season database built before (nothing is built or ingested; the
+file is opened read-only): the first render of every page in chromium (unless ``--skip-browser``), then the same
+pages server side (AppTest: the script run alone, less sensitive to the machine's load), each with the load
+average before it; ``--match`` (default: the match with the most findings, the heaviest default view).
+
 Wall times are ``time.perf_counter``. This machine has 2 cores shared with other work: compare figures
 within one run.
 """
@@ -365,6 +370,7 @@ class Pages:
     how: str
     first: dict[str, list[float]]  # page -> ms of each load
     open_round: list[float]  # ms
+    cpu: dict[str, list[float]] = field(default_factory=dict)  # page -> CPU ms of this process per load (AppTest)
 
 
 def browser_pages(db: Path, match: str, rounds: int, loads: int, opens: int) -> Pages:
@@ -450,14 +456,16 @@ def apptest_pages(db: Path, match: str, rounds: int, loads: int, opens: int) -> 
     fresh().switch_page("app_pages/matches.py").run()
     print(f"  the first run (imports, not counted): {(time.perf_counter() - t) * 1000:,.0f} ms", flush=True)
     first: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
     for path in PAGES:
         name = path or "matches"
         times = first.setdefault(f"/{path}", [])
         for _ in range(loads):
             at = fresh(start if name == "round_browser" else None)
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             at.switch_page(f"app_pages/{name}.py").run()
             times.append((time.perf_counter() - t) * 1000)
+            cpu.setdefault(f"/{path}", []).append((time.process_time() - c) * 1000)
             assert not at.exception, at.exception
         show(path, times)
     at = fresh(start)
@@ -471,7 +479,7 @@ def apptest_pages(db: Path, match: str, rounds: int, loads: int, opens: int) -> 
     from app import ui
 
     ui.close_all()  # the pages' DuckDB, closed before the interpreter's exit
-    return Pages("AppTest (server side)", first, opened)
+    return Pages("AppTest (server side)", first, opened, cpu)
 
 
 def round_queries(db: Path, runs: int = 50) -> list[float]:
@@ -583,7 +591,16 @@ def main() -> None:
     ap.add_argument("--loads", type=int, default=5, help="loads of each page (default: %(default)s)")
     ap.add_argument("--opens", type=int, default=20,
                     help="rounds opened in the replayer (default: %(default)s)")
+    ap.add_argument("--pages-only", action="store_true",
+                    help="step 6 alone on --db (a season database built before): chromium, then AppTest")
+    ap.add_argument("--db", type=Path, help="the database of --pages-only")
+    ap.add_argument("--match", help="the match the pages show (--pages-only; default: the one with the most findings)")
     args = ap.parse_args()
+    if args.pages_only:
+        if args.db is None or not args.db.exists():
+            sys.exit("--pages-only needs --db PATH, an existing season database")
+        pages_only(args)
+        return
     if not LARGEST.exists():
         sys.exit(f"{LARGEST}: not found (the fixtures live in tests/fixtures/algori-2023)")
     if args.matches < 1 or args.rounds < 2:
@@ -608,6 +625,42 @@ def main() -> None:
         met = "—" if r.met is None else ("yes" if r.met else "**no**")
         print(f"| {r.figure} | {r.measured} | {r.target} | {met} |")
     print(f"\nwhole run: {time.perf_counter() - T0:,.0f} s")
+
+
+def load_average() -> str:
+    """The machine's load average (1, 5, 15 min), as ``uptime`` prints it."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def pages_only(args: argparse.Namespace) -> None:
+    """Step 6 on a database built before: every page's first render in chromium (unless --skip-browser) and server
+    side (AppTest: also the CPU time of the process, DuckDB's threads included, which the machine's load
+    inflates less than wall time), p50/p95 of --loads loads each, the load average before each."""
+    import duckdb
+
+    db = args.db.resolve()
+    with duckdb.connect(str(db), read_only=True) as con:
+        n, events = con.execute("select count(*), (select count(*) from events) from matches").fetchone()
+        match = args.match or con.execute(
+            "select m.match_id from matches m left join violations v using (match_id) group by m.match_id "
+            "order by count(v.match_id) desc, m.match_id limit 1").fetchone()[0]  # fmt: skip
+        rounds = con.execute("select rounds_played from matches where match_id = ?", [match]).fetchone()[0]
+    print(f"{db}: {n} matches, {events:,} events; pages on match {match} ({rounds} rounds), {args.loads} loads each; "
+          f"{os.cpu_count()} cores")  # fmt: skip
+    ways = [apptest_pages] if args.skip_browser else [browser_pages, apptest_pages]
+    for measure in ways:
+        step(f"{'chromium' if measure is browser_pages else 'AppTest (server side)'}; load average {load_average()}")
+        pages = measure(db, match, int(rounds or 2), args.loads, 0 if measure is apptest_pages else args.opens)
+        print(f"  load average after: {load_average()}")
+        cpu = " | CPU p50 ms | CPU p95 ms" if pages.cpu else ""
+        print(f"\n| page ({pages.how}) | p50 ms | p95 ms{cpu} |\n|---|---:|---:{'|---:|---:' if cpu else ''}|")
+        for path, times in pages.first.items():
+            c = pages.cpu.get(path)
+            more = f" | {statistics.median(c):,.0f} | {pct(c, 95):,.0f}" if c else ""
+            print(f"| {path} | {statistics.median(times):,.0f} | {pct(times, 95):,.0f}{more} |")
+        if pages.open_round:
+            print(f"| open a round (next round ▶) | {statistics.median(pages.open_round):,.0f} | "
+                  f"{pct(pages.open_round, 95):,.0f} |")  # fmt: skip
 
 
 def season(args: argparse.Namespace, work: Path) -> list[Row]:
