@@ -13,7 +13,7 @@ from __future__ import annotations
 import gettext
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from functools import cache
 from io import BytesIO
 from pathlib import Path
@@ -84,6 +84,17 @@ def using(lang: str) -> Iterator[None]:
     try:
         yield
     finally:
+        _FORCED.reset(token)
+
+
+def pin() -> Token[str | None]:
+    """Fix the viewer's language for the rest of this page run (read once: a page words thousands of rows, and
+    reading the session for each costs more than the wording). Undo with :func:`unpin` when the run ends."""
+    return _FORCED.set(current())
+
+
+def unpin(token: Token[str | None] | None) -> None:
+    if token is not None:
         _FORCED.reset(token)
 
 

@@ -85,9 +85,11 @@ GAME_OF = {"round_browser": "algori-uno", "player_rounds": "algori-uno", "penalt
 # Every run reads the database through one lease (app/ui.py): while a `kifu watch` writes the file, the
 # run lets go of it when it ends, however it ends (st.stop, st.rerun and st.switch_page pass through finally).
 ui.begin_run()
+language = None
 try:
     st.html(ui.PHONE_STYLE)
     _language_switch()
+    language = i18n.pin()  # the switch has set it for this run: read once, not per string
     con = ui.connect()
     ui.settings_warning()
     games = q.games_present(con) if con is not None else []
@@ -143,4 +145,5 @@ try:
     st.sidebar.caption(_("Database: {name} · {note}").format(name=ui.code(ui.db_path().name), note=_(ui.UPLOAD_NOTE[uploads.policy()])))
     page.run()
 finally:
+    i18n.unpin(language)
     ui.end_run()

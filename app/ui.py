@@ -1287,7 +1287,7 @@ COLUMN_NAMES = {
     "bot": N_("Bot"), "games": N_("Games"), "wins": N_("Wins"), "losses": N_("Losses"), "draws": N_("Draws"),
     "items": N_("Items"), "items_per_game": N_("Items per game"), "won_by": N_("Won by"), "lost_by": N_("Lost by"),
     "walks": N_("Walks"), "looks": N_("Looks"), "searches": N_("Searches"), "puts": N_("Puts"),
-    "invalid": N_("Invalid actions"), "end_kind": N_("How it ended"), "map": N_("Map"), "side": N_("Side"),
+    "invalid": N_("Invalid actions"), "map": N_("Map"), "side": N_("Side"),
     "opponent": N_("Opponent"), "unfinished": N_("Not finished"), "points_per_game": N_("Points per game"),
     "failed_rate": N_("Failed share"), "rules": N_("Rules"),
 }  # fmt: skip

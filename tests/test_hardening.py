@@ -23,7 +23,7 @@ import queries
 from kifu.cli import main
 from loaders.pipeline import ingest as ingest_sources
 from loaders.pipeline import open_sources
-from tests.conftest import REPO, SAMPLE, SHARED, damage, ingest, query, read_lines, table_snapshot, write_lines
+from tests.conftest import REPO, SAMPLE, damage, ingest, query, read_lines, table_snapshot, write_lines
 
 BASE = REPO / "tests" / "data" / "probe_head.jsonl"
 TRIED: dict[str, int] = {"files": 0, "records": 0}

@@ -105,7 +105,7 @@ def test_a_draw_stack_is_added_up_and_names_who_must_answer(ten: dict[str, Any])
             assert sum(frames.stack_value(c) for c in stack["cards"]) == stack["total"]
         if f["event"] == "next-player":  # the player handed the turn is the one to answer
             assert stack["answer"] == f["actor"]
-            assert f"faces the draw stack " in f["sentence"]
+            assert "faces the draw stack " in f["sentence"]
         if len(stack["cards"]) >= 3:
             seen += 1
             faces = " ".join("+4" if c.endswith("wild_draw_4") else "+2" for c in stack["cards"])

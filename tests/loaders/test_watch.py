@@ -325,7 +325,7 @@ class _Flaky:
 
 
 @pytest.mark.mongo
-def test_mongo_followed_while_the_dealer_writes(tmp_path: Path, mongo: tuple[Any, str, str]) -> None:
+def test_mongo_followed_while_the_dealer_writes(tmp_path: Path, mongo: tuple[Any, str, str]) -> None:  # noqa: F811 - the fixture
     from bson import json_util
 
     from loaders.core.mongo import MongoSource
