@@ -310,8 +310,12 @@ const KifuReplayer = (() => {
       // scroll the event list (only the list, never the page) so the current event shows
       const lr = ui.list.getBoundingClientRect(), ir = item.getBoundingClientRect();
       if (!lr.height) return;
-      if (ir.top < lr.top) ui.list.scrollTop -= lr.top - ir.top;
-      else if (ir.bottom > lr.bottom) ui.list.scrollTop += ir.bottom - lr.bottom;
+      // the part of the list in the window: a list reaching below the window's edge shows the event above it
+      const vh = window.innerHeight || document.documentElement.clientHeight || 0;
+      const top = Math.max(lr.top, 0), bottom = vh ? Math.min(lr.bottom, vh) : lr.bottom;
+      const [lo, hi] = bottom - top >= 3 * ir.height ? [top, bottom] : [lr.top, lr.bottom];
+      if (ir.top < lo) ui.list.scrollTop -= lo - ir.top;
+      else if (ir.bottom > hi) ui.list.scrollTop += ir.bottom - hi;
     }
 
     function scheduleReport(seq) {
