@@ -49,7 +49,10 @@ def test_home_offers_every_games_bots_and_links_each_to_its_first_fault(app: App
     label = {o: picker.format_func(o) for o in picker.options}  # type: ignore[attr-defined]
     games = {g for g in GAMES.values() if any(f" · {g} (" in text for text in label.values())}
     assert games == set(GAMES.values())  # every game's bots, each named with its game
-    for game, page, param in (("kakomimasu", "kakomimasu_board", "turn"), ("chaser", "chaser_board", "event")):
+    for game, page, param in (
+        ("kakomimasu", "kakomimasu_board", "turn"),
+        ("chaser", "chaser_board", "event"),
+    ):
         name, match, seq, _round, turn = first_fault(three_db, game)
         at.selectbox(key="path.bot").set_value(name).run()  # the second click: the link is on the page
         assert not at.exception
@@ -62,7 +65,10 @@ def test_home_offers_every_games_bots_and_links_each_to_its_first_fault(app: App
 
 
 def test_a_bot_chosen_on_a_board_opens_it_at_its_first_fault(app: App, three_db: Path) -> None:
-    for game, page, param in (("kakomimasu", "kakomimasu_board", "turn"), ("chaser", "chaser_board", "event")):
+    for game, page, param in (
+        ("kakomimasu", "kakomimasu_board", "turn"),
+        ("chaser", "chaser_board", "event"),
+    ):
         name, match, seq, _round, turn = first_fault(three_db, game)
         at = app(three_db, page, lang="en")
         assert at.query_params.get(param) in (None, "0")
@@ -88,7 +94,11 @@ def test_chaser_names_one_turn_everywhere(app: App, three_db: Path) -> None:
 
 def test_the_uno_link_names_the_round_and_turn_the_replayer_shows(app: App, three_db: Path) -> None:
     name, match, seq, round_no, _turn = first_fault(three_db, "algori-uno")
-    bot = str(query(three_db, "select coalesce(dealer_name, dealer_code) from matches where match_id = ?", [match])[0][0])
+    bot = str(
+        query(three_db, "select coalesce(dealer_name, dealer_code) from matches where match_id = ?", [match])[
+            0
+        ][0]
+    )
     at = app(three_db, None, lang="en", bot=f"{name} @ {bot}")
     label, page, q = fault_links(at)[0]
     assert q["event"] == str(seq) and q["round"] == str(round_no)
@@ -129,6 +139,8 @@ def test_english_counts_one_and_many(app: App, three_db: Path) -> None:
         assert ui.counted("match", 1) == ui.counted("match", 2).replace("2", "1")  # one form in Japanese
     at = app(three_db, None, lang="en")
     counts = dict(query(three_db, "select game, count(*) from matches group by 1"))
-    assert {h.value for h in at.header} >= {f"{GAMES[g]} · {n} match{'es' if n != 1 else ''}" for g, n in counts.items()}
+    assert {h.value for h in at.header} >= {
+        f"{GAMES[g]} · {n} match{'es' if n != 1 else ''}" for g, n in counts.items()
+    }
     frames_labels = replay(app(three_db, "round_browser", lang="en"))["labels"]
     assert (frames_labels["card"], frames_labels["cards"]) == ("card", "cards")  # uno.js picks by the count
