@@ -903,7 +903,7 @@ def first_fault(bots: pd.DataFrame, bot: str | None, match: str | None) -> dict[
         words = (_("round {round}, turn {turn}").format(round=position["round"], turn=turn) if turn is not None
                  else _("round {round}").format(round=position["round"]))  # fmt: skip
     else:
-        words = _("turn {turn}").format(turn=turn if turn is not None else at)
+        words = _("turn {n}").format(n=turn if turn is not None else at)
     return {"page": page, "position": position, "words": words}
 
 
