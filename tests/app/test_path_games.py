@@ -144,3 +144,17 @@ def test_english_counts_one_and_many(app: App, three_db: Path) -> None:
     }
     frames_labels = replay(app(three_db, "round_browser", lang="en"))["labels"]
     assert (frames_labels["card"], frames_labels["cards"]) == ("card", "cards")  # uno.js picks by the count
+
+
+def test_a_bot_chosen_on_the_uno_replayer_opens_it_at_its_first_fault(app: App, three_db: Path) -> None:
+    name, match, seq, round_no, _turn = first_fault(three_db, "algori-uno")
+    dealer = query(
+        three_db, "select coalesce(dealer_name, dealer_code) from matches where match_id = ?", [match]
+    )[0][0]
+    at = app(three_db, "round_browser", lang="en")
+    at.selectbox(key="path.bot").set_value(f"{name} @ {dealer}").run()
+    assert not at.exception
+    assert at.query_params["event"] == str(seq) and at.query_params["round"] == str(round_no)
+    data = replay(at)
+    assert data["round"] == round_no and data["jump"]["seq"] == seq
+    assert "your bot's worst match" in captions(at)
