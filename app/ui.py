@@ -49,7 +49,10 @@ PHONE_STYLE = ("<style>"
                # button's words and the bot picker's options whole)
                " .st-key-path-header [data-testid='stHorizontalBlock'] {flex-wrap: wrap; gap: .25rem}"
                " .st-key-path-header [data-testid='stColumn'] {min-width: 100% !important; width: 100% !important;"
-               " flex: 1 1 100% !important}}"
+               " flex: 1 1 100% !important}"
+               # a picker's options (My bot: "name · dealer · game (faults in matches)") on two lines, not cut
+               " [role='option'] > div {white-space: normal; line-height: 14px; font-size: .8rem; height: auto;"
+               " max-height: 28px}}"
                "</style>")  # fmt: skip
 
 

@@ -48,7 +48,11 @@ def test_phone_home_to_a_bots_first_fault_in_two_picks(page: Any, three: tuple[s
     picker.click()
     option = page.get_by_role("option", name=f"{name} · {words}")
     expect(option).to_be_visible()
-    assert option.evaluate("o => o.scrollWidth <= o.clientWidth + 1")  # the option's text whole
+    whole = """o => { const t = o.firstElementChild || o;
+                       return t.scrollWidth <= t.clientWidth + 1 && t.scrollHeight <= t.clientHeight + 1; }"""
+    assert option.evaluate(whole)  # the option's text whole (on two lines), the longest UNO ones too
+    assert all(o.evaluate(whole) for o in page.get_by_role("option").all()), [
+        o.inner_text() for o in page.get_by_role("option").all() if not o.evaluate(whole)]  # fmt: skip
     option.click()  # the first pick
     wait_for_app(page)
     link = main.get_by_role("link", name="Replay its first fault")
