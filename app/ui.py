@@ -738,8 +738,9 @@ def pick_game(con: Db, key: str) -> str:
 
 #: The link vocabulary of every page: ``?match=<match id>&round=<n>&turn=<n>&event=<seq>&bot=<bot id>``.
 LINK_PARAMS = ("match", "round", "turn", "event", "bot")
-#: What a page read before the vocabulary, still sent alongside it: the UNO replayer's ``seq``, CHaser's ``seq``.
-_LEGACY = {"app_pages/round_browser.py": {"event": "seq"}, "app_pages/chaser_board.py": {"turn": "seq"}}
+#: What a page read before the vocabulary, still sent alongside it: the UNO replayer's ``seq`` (CHaser's ``seq`` named
+#: an action: a link names it ``event=``; a ``turn=`` sent as ``seq`` would open the action of that number).
+_LEGACY = {"app_pages/round_browser.py": {"event": "seq"}}
 _KEEP: Any = object()
 NO_BOT = ""
 

@@ -158,3 +158,17 @@ def test_a_bot_chosen_on_the_uno_replayer_opens_it_at_its_first_fault(app: App, 
     data = replay(at)
     assert data["round"] == round_no and data["jump"]["seq"] == seq
     assert "your bot's worst match" in captions(at)
+
+
+def test_a_chaser_turn_link_is_never_sent_as_an_action() -> None:
+    from app import ui
+
+    # CHaser's old ?seq= names an action: a turn copied into it opened action 9 for turn 9 (two actions a turn)
+    assert ui.link_params("app_pages/chaser_board.py", match="m", turn=9, bot=None) == {
+        "match": "m",
+        "turn": "9",
+    }
+    assert ui.link_params("app_pages/chaser_board.py", match="m", event=18, bot=None) == {
+        "match": "m",
+        "event": "18",
+    }
