@@ -79,3 +79,22 @@ def test_the_highlighted_chaser_action_is_inside_a_laptops_window(page: Any, thr
     box = current.bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 900, box
     screenshot(page, "chaser-current-in-window")
+
+
+def test_a_hand_of_one_card_says_1_card(page: Any, three: tuple[str, Path]) -> None:
+    url, db = three
+    match = query(db, "select match_id from matches where game = 'algori-uno' limit 1")[0][0]
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{url}/round_browser?lang=en&match={match}&round=1")
+    wait_for_app(page)
+    expect(page.locator(".ut")).to_be_visible(timeout=30_000)
+    page.locator(".kr").focus()
+    page.keyboard.press("End")  # the round's end: its winner held one card just before
+    metas: list[str] = []
+    for _ in range(60):
+        metas = page.locator(".ut-meta").all_inner_texts()
+        if any(m.startswith("1 card ") or m == "1 card" for m in metas):
+            break
+        page.keyboard.press("ArrowLeft")
+    assert any(m.startswith("1 card") for m in metas), metas
+    assert not any(m.startswith("1 cards") for m in metas), metas
