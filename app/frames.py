@@ -32,7 +32,7 @@ LABELS = {
     "no_events": N_("No event of this round matches the filters."), "view": N_("Whose cards to show"),
     "view_all": N_("All hands (organizer)"), "view_as": N_("Only the hand of"), "table": N_("Card table"),
     "to_act": N_("to act"), "bound": N_("bound"), "winner": N_("winner"), "cards": N_("cards"),
-    "points": N_("pts"), "refused": N_("refused"), "dir_normal": N_("Play goes clockwise (seat order)"),
+    "card": N_("card"), "points": N_("pts"), "point": N_("pt"), "refused": N_("refused"), "dir_normal": N_("Play goes clockwise (seat order)"),
     "dir_reverse": N_("Play goes anticlockwise (reversed)"), "played_by": N_("played by"),
     "first_card": N_("first card of the round"), "colour": N_("colour"), "draw_pile": N_("draw pile"),
     "discard_pile": N_("discard pile"), "must_draw": N_("must draw"), "owes_draw": N_("owes a draw"),

@@ -45,10 +45,14 @@ PHONE_STYLE = ("<style>"
                " overflow-wrap: anywhere} [data-testid='stMain'] h2, [data-testid='stMain'] h3 {overflow-wrap: anywhere}"
                # the table toolbar (👁 ⬇ 🔍 ⛶) sits above a table: room for it, so it covers no text there
                " [data-testid='stElementContainer']:has([data-testid='stDataFrame']) {margin-top: 2.75rem}"
-               # the header naming the match: one row (its columns would stack into three)
-               " .st-key-path-header [data-testid='stHorizontalBlock'] {flex-wrap: nowrap; gap: .5rem}"
-               " .st-key-path-header [data-testid='stColumn'] {min-width: 0 !important; width: auto !important;"
-               " flex: 1 1 0 !important}}"
+               # the header naming the match: stacked, each part the full width (the match's name on its lines, the
+               # button's words and the bot picker's options whole)
+               " .st-key-path-header [data-testid='stHorizontalBlock'] {flex-wrap: wrap; gap: .25rem}"
+               " .st-key-path-header [data-testid='stColumn'] {min-width: 100% !important; width: 100% !important;"
+               " flex: 1 1 100% !important}"
+               # a picker's options (My bot: "name · dealer · game (faults in matches)") on two lines, not cut
+               " [role='option'] > div {white-space: normal; line-height: 14px; font-size: .8rem; height: auto;"
+               " max-height: 28px}}"
                "</style>")  # fmt: skip
 
 
@@ -851,14 +855,29 @@ def worth_seeing(bots: pd.DataFrame, ids: list[str], bot: str | None) -> tuple[s
     return ids[0], ("newest", 0)
 
 
-def bot_label(bots: pd.DataFrame, counts: bool = True) -> Any:
-    """A ``format_func`` for bot ids: "name · dealer (N faults)" (the dealer only for UNO bots)."""
+#: English singular and plural of a count (Japanese has one form): chosen by the number, each translated.
+COUNTED = {"fault": (N_("{n} fault"), N_("{n} faults")), "match": (N_("{n} match"), N_("{n} matches"))}
+
+
+def counted(what: str, n: int) -> str:
+    """"1 fault", "3 faults" (``what``: a key of :data:`COUNTED`), in the viewer's language."""
+    one, many = COUNTED[what]
+    return _(one if n == 1 else many).format(n=n)
+
+
+def bot_label(bots: pd.DataFrame, counts: bool = True, games: bool = False) -> Any:
+    """A ``format_func`` for bot ids: "name · dealer (N faults in M matches)" (the dealer only for UNO bots; the
+    faults of all its matches); ``games``: the bot's game too, "name · Kakomimasu (…)"."""
     per = bots.groupby("bot_id", sort=False).agg(name=("player_name", "first"), dealer=("dealer_name", "first"),
-                                                 game=("game", "first"), faults=("faults", "sum"))  # fmt: skip
+                                                 game=("game", "first"), section=("section", "first"),
+                                                 faults=("faults", "sum"), matches=("match_id", "nunique"))  # fmt: skip
     shown: dict[str, str] = {NO_BOT: _("(choose your bot)")}
     for bot_id, r in per.iterrows():
         text = str(r["name"]) + (f" · {r['dealer']}" if r["game"] == "algori-uno" and isinstance(r["dealer"], str) else "")
-        shown[str(bot_id)] = _("{bot} (faults: {n})").format(bot=text, n=int(r["faults"])) if counts else text
+        text += f" · {game_name(r['section'])}" if games else ""
+        shown[str(bot_id)] = _("{bot} ({faults} in {matches})").format(
+            bot=text, faults=counted("fault", int(r["faults"])), matches=counted("match", int(r["matches"]))
+        ) if counts else text  # fmt: skip
     return lambda b: shown.get(b, str(b))
 
 
@@ -874,41 +893,61 @@ def _match_picked(key: str) -> None:
     st.session_state[key] = st.session_state.get("path.match")
 
 
-#: The page that replays each game's moments, and the parameter its position takes.
-#: (A CHaser fault's number is its action's: ``event=``; a Kakomimasu fault's is its turn.)
+#: The page that replays each game's moments, and the parameter its position takes (CHaser: an action, ``event``;
+#: its turn is Cool's action then Hot's, two actions).
 REPLAYERS = {"algori-uno": ("app_pages/round_browser.py", "event"), "kakomimasu": ("app_pages/kakomimasu_board.py", "turn"),
              "chaser": ("app_pages/chaser_board.py", "event")}  # fmt: skip
 
 
-def fault_link(bots: pd.DataFrame, bot: str | None, match: str, where: Any = st) -> bool:
-    """A link to the bot's first fault in ``match`` on its game's replayer (False: none to link)."""
-    rows = bots[(bots["bot_id"] == bot) & (bots["match_id"] == match)] if bot else bots.iloc[0:0]
+def first_fault(bots: pd.DataFrame, bot: str | None, match: str | None) -> dict[str, Any] | None:
+    """Where the bot's first fault in ``match`` is: its replayer page, the link's position parameters and the words
+    naming it — the numbers the replayer shows first (UNO: round and turn; Kakomimasu and CHaser: the turn, as the
+    findings count it).  None: no fault there."""
+    rows = bots[(bots["bot_id"] == bot) & (bots["match_id"] == match)] if bot and match else bots.iloc[0:0]
     if rows.empty or num(rows["first_seq"].iloc[0]) is None:
-        return False
+        return None
     r = rows.iloc[0]
     game = str(r["game"])
     page, param = REPLAYERS.get(game, REPLAYERS["algori-uno"])
     at = num(r["first_seq"])
-    uno = game == "algori-uno"
-    query = link_params(match=match, bot=bot, round=num(r["first_round"]) if uno else None, **{param: at})
-    label = (_("Replay its first fault: round {round}, event {event}").format(round=num(r["first_round"]), event=at)
-             if uno else _("Replay its first fault: action {event}").format(event=at) if param == "event"
-             else _("Replay its first fault: turn {turn}").format(turn=at))  # fmt: skip
-    where.page_link(page, label=label, icon=":material/play_circle:", query_params=query)
+    turn = num(r.get("first_turn"), at if game == "kakomimasu" else None)
+    position: dict[str, Any] = {param: at}
+    if game not in REPLAYERS or game == "algori-uno":
+        position["round"] = num(r["first_round"])
+        words = (_("round {round}, turn {turn}").format(round=position["round"], turn=turn) if turn is not None
+                 else _("round {round}").format(round=position["round"]))  # fmt: skip
+    else:
+        words = _("turn {n}").format(n=turn if turn is not None else at)
+    return {"page": page, "position": position, "words": words}
+
+
+def fault_link(bots: pd.DataFrame, bot: str | None, match: str, where: Any = st) -> bool:
+    """A link to the bot's first fault in ``match`` on its game's replayer (False: none to link)."""
+    got = first_fault(bots, bot, match)
+    if got is None:
+        return False
+    query = link_params(match=match, bot=bot, **got["position"])
+    where.page_link(got["page"], label=_("Replay its first fault: {where}").format(where=got["words"]),
+                    icon=":material/play_circle:", query_params=query)  # fmt: skip
     return True
 
 
 def path_header(con: Any, game: str, matches: pd.DataFrame, labels: dict[str, str], bots: pd.DataFrame,
-                bot: str | None, *, board: bool = False) -> None:  # fmt: skip
+                bot: str | None, *, board: bool = False, every_game: bool = False) -> None:  # fmt: skip
     """The top of the main area: the match shown (game, name, date) with a control to change it, the bot chosen
     (a picker of this game's bots), why this match, and a link to the bot's first fault in it.  ``board``: one
-    row only (the board below is what the page is for: it stays in view on a laptop and a phone)."""
+    row only (the board below is what the page is for: it stays in view on a laptop and a phone), and under it,
+    once a bot's worst match is opened, that line and its first fault's link.  ``every_game`` (a page shared by
+    every game): the picker offers the bots of every game, each named with its game."""
     state = st.session_state
     match = selected_match()
     ids = list(matches["match_id"])
     key = match_key(game)
-    mine = bots[bots["section"].isin(SECTIONS.get(game, (game,)))]
-    options = [NO_BOT, *sorted(mine["bot_id"].unique(), key=lambda b: str(b).lower())]
+    mine = bots if every_game else bots[bots["section"].isin(SECTIONS.get(game, (game,)))]
+    order = {g: i for i, g in enumerate((*GAME_ORDER[:1], JUA_GAME, *GAME_ORDER[1:]))}
+    per = mine.drop_duplicates("bot_id")
+    options = [NO_BOT, *sorted(per["bot_id"], key=lambda b, sec=dict(zip(per["bot_id"], per["section"], strict=True)):
+                               (order.get(sec[b], 9) if every_game else 0, str(b).lower()))]  # fmt: skip
     with st.container(key="path-header"):
         left, mid, right = st.columns([5, 2, 4], vertical_alignment="bottom")
         left.markdown(f"**{game_name(game)}** · {md(labels.get(str(match), match))}")
@@ -917,21 +956,26 @@ def path_header(con: Any, game: str, matches: pd.DataFrame, labels: dict[str, st
             st.selectbox(_("Match"), ids, key="path.match", format_func=lambda m: labels.get(m, m),
                          on_change=_match_picked, args=(key,))  # fmt: skip
         state["path.bot"] = bot if bot in options else NO_BOT
-        right.selectbox(_("My bot"), options, key="path.bot", format_func=bot_label(mine, counts=not watcher_present()),
+        right.selectbox(_("My bot"), options, key="path.bot", format_func=bot_label(mine, not watcher_present(), every_game),
                         on_change=_bot_picked, label_visibility="collapsed" if board else "visible", help=_("Your bot, chosen once: every page and link keeps it (?bot= in "
                                                       "the URL) and opens on its worst match."))  # fmt: skip
-        if board:
-            return
-        why = state.get(f"path.why.{game}")
-        said = why[1] if why and why[0] == match else None
+    why = state.get(f"path.why.{game}")
+    said = why[1] if why and why[0] == match else None
+    if board:  # the board opened on the bot's worst match (at its first fault): said, one line
+        if bot and said and said[0] == "bot" and said[1] and bot_seat(bots, bot, match) is not None:
+            with st.container(horizontal=True, vertical_alignment="center", gap="small", key="path-why"):
+                st.caption(worst_words(bots, bot, said[1]), width="content")
+                fault_link(bots, bot, str(match))
+        return
+    with st.container(key="path-why-full"):
         if bot and not plays_on(bot_game(bots, bot), game):
             st.caption(_("Your bot plays {game}: choose a bot of this game here, or go back to its pages.").format(
                 game=game_name(bot_game(bots, bot))))  # fmt: skip
         elif bot and bot_seat(bots, bot, match) is None:
             st.caption(_("Your bot did not play in this match."))
         elif said and said[0] == "bot":
-            st.caption(_("Opened on your bot's worst match — faults (penalties, errors and warnings): {n}.").format(n=said[1])
-                       if said[1] else _("Your bot has no fault in any match: opened on its newest match."))  # fmt: skip
+            st.caption(worst_words(bots, bot, said[1]) if said[1]
+                       else _("Your bot has no fault in any match: opened on its newest match."))  # fmt: skip
         elif said and said[0] == "most":
             st.caption(_("Opened on the match with the most faults: {n} (penalties, errors and warnings). Choose your "
                          "bot to open on its worst match.").format(n=said[1]))  # fmt: skip
@@ -939,6 +983,14 @@ def path_header(con: Any, game: str, matches: pd.DataFrame, labels: dict[str, st
             st.caption(_("Choose your bot: every page then opens on its worst match."))
         if bot:
             fault_link(bots, bot, str(match))
+
+
+def worst_words(bots: pd.DataFrame, bot: str | None, n: int) -> str:
+    """"Opened on your bot's worst match: 209 of its 211 faults" — the faults the picker counts (all its matches)
+    and this match's share of them, one definition (penalties, errors and warnings)."""
+    total = int(bots[bots["bot_id"] == bot]["faults"].sum()) if bot else n
+    return _("Opened on your bot's worst match: {n} of its {total} (penalties, errors and warnings).").format(
+        n=n, total=counted("fault", total))  # fmt: skip
 
 
 def make_my_bot(bot: str, game: str) -> None:
@@ -1131,7 +1183,13 @@ def sidebar_filters(con: Db | None, game: str | None = None, *, board: bool = Fa
         st.query_params["bot"] = state["filter.bot_url"] = bot
     else:
         st.query_params.pop("bot", None)
-    path_header(con, chosen, matches, labels, bots, bot, board=board)
+    if board and bot_fresh and wanted is None and seat is not None:  # a bot just chosen on a board: its first fault
+        got = first_fault(bots, bot, match)
+        if got is not None:
+            from app import links
+
+            links.write(st.query_params, **got["position"])
+    path_header(con, chosen, matches, labels, bots, bot, board=board, every_game=game is None)
 
 
 #: How a Kakomimasu game was decided (the rules' order: total points, then wall points).

@@ -245,7 +245,7 @@ def test_chaser_blocks_lead_with_the_result_in_turns(mixed_db: Path, capsys: Cap
             path, q = params(f["url"])
             assert path == "/chaser_board" and q == {"match": match_id, "seq": str(f["example_seq"])}
     code, text, _ = run(capsys, "--db", str(mixed_db), "--match", "chaser:20261122045745-85aa0761c7f6b89e")
-    assert "  result: greedy_c (Cool) wins: baddir_h sent an action without a valid direction at turn 10" \
+    assert "  result: greedy_c (Cool) wins: baddir_h sent an action without a valid direction at turn 9" \
         in text
     assert "e.g. turn 9 (action 18): HOT sent Walk" in text
 

@@ -246,7 +246,7 @@ def tables(live: set[str]) -> None:
     The match shown, when it is being played, is a fragment of its own that follows it."""
     for game in present:
         rows, table = game_table(matches, game, live)
-        st.header(_("{game} · {n} match(es)").format(game=ui.game_name(game), n=len(rows)), divider="gray")
+        st.header(_("{game} · {matches}").format(game=ui.game_name(game), matches=ui.counted("match", len(rows))), divider="gray")
         if len(present) > 1 or game != "algori-uno":
             st.caption(_(CLICK.get(game, CLICK["kakomimasu"])))
         key = f"matches.table.{game}"

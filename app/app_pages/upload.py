@@ -120,9 +120,9 @@ if status:
         st.info(_("Nothing new: every record of this file was already in the database ({dup} already present · "
                   "{bad} quarantined).").format(dup=f"{status['duplicates']:,}", bad=f"{status['quarantined']:,}"))  # fmt: skip
     elif status.get("accepted"):
-        st.success(_("{read} records · {new} new events · {dup} already present · {bad} quarantined · {n} match(es).").format(
+        st.success(_("{read} records · {new} new events · {dup} already present · {bad} quarantined · {matches}.").format(
             read=f"{status['records_read']:,}", new=f"{status['ingested']:,}", dup=f"{status['duplicates']:,}",
-            bad=f"{status['quarantined']:,}", n=status["matches"]))  # fmt: skip
+            bad=f"{status['quarantined']:,}", matches=ui.counted("match", int(status["matches"]))))  # fmt: skip
     else:
         st.error(_("Nothing could be read: {reason}. The database is unchanged.").format(
             reason=ui.md(status.get("problem") or _("no record of a game Kifu knows in it"))))  # fmt: skip

@@ -316,6 +316,7 @@ const KifuReplayer = (() => {
         item.classList.add("current");
         reveal(item);
         requestAnimationFrame(() => reveal(item));  // first render: measure once laid out
+        for (const ms of [250, 1000]) setTimeout(() => { if (st.items[st.at] === item) reveal(item); }, ms);  // the page above settles
       }
       ui.box.dataset.seq = String(f.seq);
       moveCursor(k, n);
@@ -329,8 +330,17 @@ const KifuReplayer = (() => {
 
     function reveal(item) {
       // scroll the event list (only the list, never the page) so the current event shows
-      const lr = ui.list.getBoundingClientRect(), ir = item.getBoundingClientRect();
+      let lr = ui.list.getBoundingClientRect();
       if (!lr.height) return;
+      // a list whose top is in the window but whose end is below it (a laptop: the board's height) ends at the
+      // window's edge, so the event it highlights — the last one too — is seen without scrolling the page
+      const vh = window.innerHeight || 0;
+      if (st.listMax === undefined) st.listMax = parseFloat(getComputedStyle(ui.list).maxHeight) || 0;
+      if (vh && st.listMax && lr.top >= 0 && vh - lr.top >= 160 && lr.bottom > vh) {
+        ui.list.style.maxHeight = Math.floor(Math.min(st.listMax, vh - lr.top - 8)) + "px";
+        lr = ui.list.getBoundingClientRect();
+      }
+      const ir = item.getBoundingClientRect();
       if (ir.top < lr.top) ui.list.scrollTop -= lr.top - ir.top;
       else if (ir.bottom > lr.bottom) ui.list.scrollTop += ir.bottom - lr.bottom;
     }

@@ -96,7 +96,9 @@
       if (b.must_play === code) name.appendChild(el("span", "ut-badge must", L("must_play")));
       seat.appendChild(name);
       const hidden = view && view !== code;
-      seat.appendChild(el("div", "ut-meta", cards.length + " " + L("cards") + (hidden ? "" : " · " + points(cards) + " " + L("points"))));
+      const pts = points(cards);  // English: "1 card", "1 pt" (one form in Japanese)
+      seat.appendChild(el("div", "ut-meta", cards.length + " " + L(cards.length === 1 ? "card" : "cards") +
+        (hidden ? "" : " · " + pts + " " + L(pts === 1 ? "point" : "points"))));
       if (frame.attempt && frame.actor === code) {
         const a = el("div", "ut-attempt");
         a.appendChild(card(el, frame.attempt, L, "crossed"));

@@ -403,7 +403,9 @@ def _conclude(log: ChaserLog, s: Summary, judge_: _Judge, state: State, predicte
     result = log.result
     # what the log shows as a fact the replay cannot see: a connection that broke (a timeout has no [停止])
     if predicted is None and logged_death is not None and logged_death[1] == "disconnected":
-        predicted = (logged_death[0], "disconnected", seq, turn)
+        # an invalid method or direction: cut at the action that sent it (its turn, not the header after it)
+        sent = stop_kind.get(logged_death[0]) in ("invalid-method", "invalid-direction") and s.last_turn
+        predicted = (logged_death[0], "disconnected", seq, s.last_turn if sent else turn)
     ends_before = len(s.end_violations)
     if predicted is not None:
         loser, why, cause, at = predicted

@@ -100,7 +100,8 @@ def test_matches_first_screen_says_what_kifu_is_and_groups_by_game(app: App, mix
     headers = [h.value for h in at.header]
     assert [h.split(" · ")[0] for h in headers] == ["ALGORI UNO", "Kakomimasu", "CHaser"]
     counts = {g: first(mixed_db, "select count(*) from matches where game = ?", g) for g in ("algori-uno", "kakomimasu", "chaser")}
-    assert headers[0].endswith(f"{counts['algori-uno']} match(es)")
+    for header, game in zip(headers, ("algori-uno", "kakomimasu", "chaser"), strict=True):  # English: 1 match, 2 matches
+        assert header.endswith(f" · {counts[game]} {'match' if counts[game] == 1 else 'matches'}"), header
     uno = table(at, "Dealer", "Final scores")
     started = list(uno["Started"])
     assert started == sorted(started, reverse=True) and len(uno) == counts["algori-uno"]  # newest first

@@ -193,7 +193,7 @@ def test_matches_page_shows_the_scoreboard_of_a_jua_match(app: Any, jua_db: Path
     assert rules["misbehave-bind2-40"] == "ALGORI 2023" and "jua-2p" not in rules
     jua = next(df.value for df in at.dataframe if "jua-2p" in set(df.value.get("Dealer", [])))
     assert "White wild" not in jua.columns and set(jua["Dealer"]) == {"jua-2p", "jua-4p", "jua-10p"}  # not a JUA thing
-    assert [h.value for h in at.header][:2] == ["ALGORI UNO · 7 match(es)", "JUA UNO · 3 match(es)"]
+    assert [h.value for h in at.header][:2] == ["ALGORI UNO · 7 matches", "JUA UNO · 3 matches"]
     board = table(at, "Round 1", "Round 5", "Total", "Rank")
     finals = dict(query(jua_db, "select player_name, final_score from players where match_id = ?", [match]))
     assert dict(zip(board["Player"], board["Total"], strict=True)) == finals

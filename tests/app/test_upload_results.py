@@ -99,7 +99,7 @@ def test_an_upload_that_added_says_so(app: App, db: Path, tmp_path: Path) -> Non
     assert status["ingested"] == 24
     at = _page(app, db, status, **{"up.added": status["match_ids"]})
     assert [s.value for s in at.success] == [
-        "24 records · 24 new events · 0 already present · 0 quarantined · 1 match(es)."]
+        "24 records · 24 new events · 0 already present · 0 quarantined · 1 match."]
     assert sum("Added or updated: **ALGORI UNO" in t for t in _texts(at)) == 1
 
 

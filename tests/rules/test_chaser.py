@@ -106,6 +106,17 @@ def test_bundled_logs_replay_exactly() -> None:
         assert (s.winner, s.end_kind) == (winner, kind)
 
 
+def test_an_invalid_direction_ends_the_game_at_the_turn_of_the_action_that_sent_it() -> None:
+    # the server cuts the player at its bad action; the round header after it (残n-1) is the next turn, where
+    # nothing happens: the sentence, the summary and the finding name one turn, the action's
+    frames, s = judge_all(read(DATA / "bad_direction.txt"))
+    bad = [f for f in frames if f.direction is None and f.action != "look"]
+    assert len(bad) == 1 and s.end_kind == "invalid-direction"
+    assert s.end_seq == bad[0].seq and s.end_turn == bad[0].turn
+    assert f"at turn {bad[0].turn}" in s.sentence
+    assert {v.turn_no for v in bad[0].violations} == {bad[0].turn}
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_every_fixture_log_is_explained(name: str) -> None:
     path = CFIX / "games" / name

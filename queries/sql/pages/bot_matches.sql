@@ -4,17 +4,19 @@
 -- games the name the game server knows it by (a Kakomimasu user, a CHaser bot).
 -- grain: one row per (match_id, player_code), newest match first
 -- faults: the dealer's penalties of the player and the rules check's errors and warnings about it (notes such as a
--- wild draw 4 bluff are not faults); first_round / first_seq: the earliest of them (null: none).
+-- wild draw 4 bluff are not faults); first_round / first_seq / first_turn: the earliest of them (null: none) — its
+-- turn is the number the replayers show first (UNO: the turn in its round; CHaser: a turn is Cool's action then Hot's).
 with fault as (
-    select match_id, player, round_no, seq, 1 as penalty, 0 as error, 0 as warning from penalties
+    select match_id, player, round_no, turn_no, seq, 1 as penalty, 0 as error, 0 as warning from penalties
     union all
-    select match_id, player, round_no, seq, 0, case when severity = 'error' then 1 else 0 end,
+    select match_id, player, round_no, turn_no, seq, 0, case when severity = 'error' then 1 else 0 end,
            case when severity = 'warning' then 1 else 0 end
     from violations where severity in ('error', 'warning') and player is not null
 ),
 per as (
     select match_id, player, sum(penalty) as penalties, sum(error) as errors, sum(warning) as warnings,
-           arg_min(round_no, coalesce(seq, 2147483647)) as first_round, min(seq) as first_seq
+           arg_min(round_no, coalesce(seq, 2147483647)) as first_round, min(seq) as first_seq,
+           arg_min(turn_no, coalesce(seq, 2147483647)) as first_turn
     from fault group by match_id, player
 )
 select m.game, m.match_id, m.started_at, m.ruleset, m.dealer_name, p.player_code,
@@ -25,7 +27,7 @@ select m.game, m.match_id, m.started_at, m.ruleset, m.dealer_name, p.player_code
        cast(coalesce(f.penalties, 0) as integer) as penalties, cast(coalesce(f.errors, 0) as integer) as errors,
        cast(coalesce(f.warnings, 0) as integer) as warnings,
        cast(coalesce(f.penalties, 0) + coalesce(f.errors, 0) + coalesce(f.warnings, 0) as integer) as faults,
-       f.first_round, f.first_seq
+       f.first_round, f.first_seq, f.first_turn
 from players p
 join matches m using (match_id)
 left join per f on f.match_id = p.match_id and f.player = p.player_code
