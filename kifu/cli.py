@@ -486,6 +486,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         return 1
     report.skipped = [str(p) for p in skipped]
     print_summary(report)
+    for src in sources:  # a MongoDB read ended early: what it read is ingested, the rest said in one line
+        if getattr(src, "cut_short", None):
+            print(f"kifu ingest: {terminal(src.cut_short)} — run again to read the rest", file=sys.stderr)
     if report.status == "empty" or report.database == "not made":
         left = {"unchanged": "; the database is unchanged",
                 "not made": "; no database was made"}.get(report.database, "")  # fmt: skip
