@@ -294,3 +294,13 @@ def test_an_unreadable_file_among_readable_ones_is_one_issue_and_the_rest_ingest
         (str(locked), 0, "file unreadable: cannot open it (Permission denied)")]
     assert query(db, "select count(*) from events") == [(len(base_lines()),)]
     assert good.exists()
+
+
+@pytest.mark.parametrize(("turn", "said"), [(-5, "field 'turn' is -5, expected a round number"),
+                                            (1.5, "field 'turn' is a number, expected a round number")])  # fmt: skip
+def test_a_turn_that_is_not_a_round_number_is_said_as_it_is(tmp_path: Path, turn: object, said: str) -> None:
+    lines = base_lines()
+    lines[10] = _set(lines[10], turn=turn)
+    report = ingest(tmp_path / "k.duckdb", write_lines(tmp_path / "t.jsonl", lines), jobs=1)
+    assert report.quarantined == 1
+    assert query(tmp_path / "k.duckdb", "select line, reason from load_issues") == [(11, said)]
