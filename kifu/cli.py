@@ -381,11 +381,13 @@ def _progress_factory(enabled: bool) -> Any:
         return None
     from tqdm import tqdm
 
+    from common.safe import terminal
+
     def make(source: Any) -> Any:
         if source.kind == "file":
             return tqdm(
                 total=source.size, unit="B", unit_scale=True, unit_divisor=1024,
-                desc=Path(source.name).name[:40], leave=False, file=sys.stderr,
+                desc=terminal(Path(source.name).name)[:40], leave=False, file=sys.stderr,  # a name is untrusted
                 dynamic_ncols=True, mininterval=0.5,
             )  # fmt: skip
         return tqdm(

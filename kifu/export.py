@@ -676,13 +676,15 @@ def _progress_bar(enabled: bool, err: Any) -> tuple[Progress | None, Callable[[]
         return None, lambda: None
     from tqdm import tqdm
 
+    from common.safe import terminal
+
     bar: list[Any] = []
 
     def step(table: str, done: int, total: int) -> None:
         if not bar:
             bar.append(tqdm(total=total, unit=" table", desc="export", leave=False, file=err, dynamic_ncols=True,
                             mininterval=0.5))  # fmt: skip
-        bar[0].set_postfix_str(table, refresh=False)
+        bar[0].set_postfix_str(terminal(table), refresh=False)  # a table name of the database file given
         bar[0].update(done - bar[0].n)
 
     return step, lambda: bar[0].close() if bar else None
