@@ -381,11 +381,13 @@ def _progress_factory(enabled: bool) -> Any:
         return None
     from tqdm import tqdm
 
+    from common.safe import terminal
+
     def make(source: Any) -> Any:
         if source.kind == "file":
             return tqdm(
                 total=source.size, unit="B", unit_scale=True, unit_divisor=1024,
-                desc=Path(source.name).name[:40], leave=False, file=sys.stderr,
+                desc=terminal(Path(source.name).name)[:40], leave=False, file=sys.stderr,  # a name is untrusted
                 dynamic_ncols=True, mininterval=0.5,
             )  # fmt: skip
         return tqdm(
@@ -495,6 +497,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         return 1
     report.skipped = [str(p) for p in skipped]
     print_summary(report)
+    for src in sources:  # a MongoDB read ended early: what it read is ingested, the rest said in one line
+        if getattr(src, "cut_short", None):
+            print(f"kifu ingest: {terminal(src.cut_short)} — run again to read the rest", file=sys.stderr)
     if report.status == "empty" or report.database == "not made":
         left = {"unchanged": "; the database is unchanged",
                 "not made": "; no database was made"}.get(report.database, "")  # fmt: skip

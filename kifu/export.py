@@ -309,13 +309,11 @@ UNPACKED = {"raw_blocks": "raw_activities"}
 RAW_WINDOW = 10_000
 
 
-def _write_raw_lines(con: Any, table: Table, stage: Path, fmt: str, selective: bool) -> None:
+def _write_raw_lines(con: Any, table: Table, stage: Path, fmt: str, selective: bool,
+                     failed: dict[str | None, str]) -> None:  # fmt: skip
     """``raw_activities`` with every line's text, packed or not: one window of ``RAW_WINDOW`` lines of one
-    match at a time (bounded memory), each window its own ``part-K`` file of the match's folder."""
-    import pyarrow as pa
-
-    from queries.rawlines import lines
-
+    match at a time (bounded memory), each window its own ``part-K`` file of the match's folder.  A match whose
+    files cannot be written goes into ``failed`` with the reason; the others are written."""
     target = stage / table.name
     target.mkdir()
     where = (" where match_id in (select match_id from kifu_export_selection)" if selective else
@@ -326,24 +324,43 @@ def _write_raw_lines(con: Any, table: Table, stage: Path, fmt: str, selective: b
     spans = con.execute(f"select match_id, min(seq), max(seq) from main.raw_activities{where} group by 1 order by 1").fetchall()
     for match, first, last in spans:
         folder = target / f"game={folder_value(games.get(match, UNKNOWN_GAME))}" / f"match_id={folder_value(match)}"
-        folder.mkdir(parents=True)
-        for part_no, lo in enumerate(range(int(first), int(last) + 1, RAW_WINDOW)):
-            hi = lo + RAW_WINDOW - 1
-            rows = con.sql("select * from main.raw_activities where match_id is not distinct from $m and seq between "
-                           "$lo and $hi order by seq", params={"m": match, "lo": lo, "hi": hi}).to_arrow_table()  # fmt: skip
-            if not rows.num_rows:
-                continue
-            if rows.column("raw").null_count and match is not None:
-                packed = lines(con, match, lo, hi)
-                raw = [r if r is not None else packed.get(int(q))
-                       for q, r in zip(rows.column("seq").to_pylist(), rows.column("raw").to_pylist(), strict=True)]  # fmt: skip
-                del packed
-                rows = rows.set_column(names.index("raw"), "raw", pa.array(raw, type=pa.string()))
-                del raw
-            part = rows.drop_columns(["match_id"])  # noqa: F841 - read by name below
-            con.execute(f"copy (select * from part) to {_literal(str(folder / f'part-{part_no}.{fmt}'))} "
-                        f"({_copy_options(fmt, False)})")  # fmt: skip
-            del part, rows
+        if match in failed:
+            continue
+        try:
+            _write_raw_match(con, match, int(first), int(last), folder, names, fmt)
+        except Exception as exc:
+            if not _write_failure(exc):
+                raise
+            shutil.rmtree(folder, ignore_errors=True)
+            failed[match] = _cannot_write(exc)
+
+
+def _write_raw_match(con: Any, match: str | None, first: int, last: int, folder: Path, names: list[str],
+                     fmt: str) -> None:  # fmt: skip
+    import pyarrow as pa
+
+    from queries.rawlines import lines
+
+    folder.mkdir(parents=True)
+    for part_no, lo in enumerate(range(first, last + 1, RAW_WINDOW)):
+        hi = lo + RAW_WINDOW - 1
+        rows = con.sql("select * from main.raw_activities where match_id is not distinct from $m and seq between "
+                       "$lo and $hi order by seq", params={"m": match, "lo": lo, "hi": hi}).to_arrow_table()  # fmt: skip
+        if not rows.num_rows:
+            continue
+        if rows.column("raw").null_count and match is not None:
+            packed = lines(con, match, lo, hi)
+            raw = [r if r is not None else packed.get(int(q))
+                   for q, r in zip(rows.column("seq").to_pylist(), rows.column("raw").to_pylist(), strict=True)]  # fmt: skip
+            del packed
+            rows = rows.set_column(names.index("raw"), "raw", pa.array(raw, type=pa.string()))
+            del raw
+        con.register("kifu_export_part", rows.drop_columns(["match_id"]))
+        try:
+            _copy(con, "select * from kifu_export_part", folder / f"part-{part_no}.{fmt}", _copy_options(fmt, False))
+        finally:
+            con.unregister("kifu_export_part")
+        del rows
 
 
 #: Registered while an export runs: the matches left out because their folders cannot be written.
@@ -355,19 +372,51 @@ def _not_skipped(column: str) -> str:
     return f"coalesce({column} not in (select match_id from {SKIPPED_VIEW}), true)"
 
 
-def _write_table(con: Any, table: Table, stage: Path, fmt: str, selective: bool, has_matches: bool) -> None:
-    """One table into ``stage/<table>``: partitioned by (game, match_id) when it has a match_id, else whole."""
+def _copy(con: Any, query: str, to: Path, options: str) -> None:
+    """``COPY (query) TO to``: the one place files of the lake are written by DuckDB."""
+    con.execute(f"copy ({query}) to {_literal(str(to))} ({options})")
+
+
+#: How a staged match folder is put in place (and taken back): a rename within the lake's file system.
+_move = os.replace
+
+
+def _write_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is the file system refusing a write (no space, permission, I/O): a match it hits is
+    skipped, not the export."""
+    import duckdb
+
+    return isinstance(exc, (OSError, duckdb.IOException, duckdb.PermissionException))
+
+
+def _cannot_write(exc: BaseException) -> str:
+    from common.safe import terminal
+
+    if isinstance(exc, OSError):
+        reason = exc.strerror or str(exc) or type(exc).__name__
+    else:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return f"its files cannot be written ({terminal(reason)})"
+
+
+def _write_table(con: Any, table: Table, stage: Path, fmt: str, selective: bool, has_matches: bool,
+                 failed: dict[str | None, str] | None = None) -> None:  # fmt: skip
+    """One table into ``stage/<table>``: partitioned by (game, match_id) when it has a match_id, else whole.
+
+    A partitioned table the file system refuses to take whole (no space, permission) is written again match by
+    match; a match that cannot be written goes into ``failed`` with the reason, the others are written."""
+    failed = {} if failed is None else failed
     name = _ident(table.name)
     target = stage / table.name
     if table.name == "raw_activities" and any(c == "raw" for c, _ in table.columns):
-        _write_raw_lines(con, table, stage, fmt, selective)
+        _write_raw_lines(con, table, stage, fmt, selective, failed)
         return
     if table.name in UNPACKED:
         target.mkdir()
         return
     if not table.partitioned:
         target.mkdir()
-        con.execute(f"copy main.{name} to {_literal(str(target / f'part-0.{fmt}'))} ({_copy_options(fmt, False)})")
+        _copy(con, f"select * from main.{name}", target / f"part-0.{fmt}", _copy_options(fmt, False))
         return
     if table.has_game:  # its own game column is the partition (for `matches`, the same thing)
         query = f"select t.* from main.{name} t"
@@ -381,7 +430,31 @@ def _write_table(con: Any, table: Table, stage: Path, fmt: str, selective: bool,
         query += " where t.match_id in (select match_id from kifu_export_selection)"
     else:
         query += f" where {_not_skipped('t.match_id')}"
-    con.execute(f"copy ({query}) to {_literal(str(target))} ({_copy_options(fmt, True)})")
+    try:
+        _copy(con, query, target, _copy_options(fmt, True))
+        return
+    except Exception as exc:
+        if not _write_failure(exc):
+            raise
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir()
+    for (match,) in con.execute(f"select distinct match_id from ({query}) order by 1").fetchall():
+        if match in failed:
+            continue
+        one = stage / f".one-{uuid.uuid4().hex}"
+        only = "is null" if match is None else f"= {_literal(match)}"
+        try:
+            _copy(con, f"select * from ({query}) where match_id {only}", one, _copy_options(fmt, True))
+            for match_dir, _m in list(_partition_dirs(one)):
+                dest = target / match_dir.parent.name / match_dir.name
+                dest.parent.mkdir(exist_ok=True)
+                _move(match_dir, dest)
+        except Exception as exc:
+            if not _write_failure(exc):
+                raise
+            failed[match] = _cannot_write(exc)
+        finally:
+            shutil.rmtree(one, ignore_errors=True)
 
 
 def _partition_dirs(table_dir: Path) -> Iterator[tuple[Path, str | None]]:
@@ -395,31 +468,64 @@ def _partition_dirs(table_dir: Path) -> Iterator[tuple[Path, str | None]]:
                     yield match_dir, value_of_folder(match_dir.name)
 
 
-def _swap_in(lake: Path, stage: Path, tables: list[Table], old_partitioned: set[str], replaced: set[str | None]) -> None:
-    """Replace, in every partitioned table, the folders of the ``replaced`` matches by the staged ones; the
-    whole tables by theirs."""
+def _swap_in(lake: Path, stage: Path, tables: list[Table], old_partitioned: set[str],
+             replaced: set[str | None]) -> dict[str | None, str]:  # fmt: skip
+    """Replace, in every partitioned table, the folders of the ``replaced`` matches by the staged ones, match by
+    match; the whole tables by theirs.
+
+    A match is replaced in every table or in none: its old folders are moved aside and its new ones moved in, and
+    when the file system refuses one of those moves (permission, I/O) the moves made for it are undone, its old
+    folders stay as they were, and it is returned with the reason (the other matches are replaced)."""
+    aside = stage / ".replaced"
+    aside.mkdir(exist_ok=True)
+    old: dict[str | None, list[Path]] = {}
     for name in sorted({t.name for t in tables if t.partitioned} | old_partitioned):
-        table_dir = lake / name
-        for match_dir, match in list(_partition_dirs(table_dir)):
+        for match_dir, match in list(_partition_dirs(lake / name)):
             if match in replaced:
-                shutil.rmtree(match_dir)
+                old.setdefault(match, []).append(match_dir)
+    new: dict[str | None, list[tuple[Path, Path]]] = {}
+    for table in tables:
+        if table.partitioned:
+            for match_dir, match in list(_partition_dirs(stage / table.name)):
+                new.setdefault(match, []).append((match_dir, lake / table.name / match_dir.parent.name / match_dir.name))
+    failed: dict[str | None, str] = {}
+    for match in sorted(set(old) | set(new), key=lambda m: (m is None, str(m))):
+        done: list[tuple[Path, Path]] = []  # (from, to) of every move made for this match
+        try:
+            for match_dir in old.get(match, []):
+                out = aside / uuid.uuid4().hex
+                _move(match_dir, out)
+                done.append((match_dir, out))
+            for staged, dest in new.get(match, []):
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                if dest.exists():  # a folder name the listing above did not read back as this match
+                    out = aside / uuid.uuid4().hex
+                    _move(dest, out)
+                    done.append((dest, out))
+                _move(staged, dest)
+                done.append((staged, dest))
+        except OSError as exc:
+            for src, dst in reversed(done):
+                try:
+                    _move(dst, src)
+                except OSError:  # noqa: PERF203 - as much of it put back as the file system lets
+                    pass
+            failed[match] = f"its folders cannot be replaced ({exc.strerror or exc})"
     for table in tables:
         staged, table_dir = stage / table.name, lake / table.name
         if table.partitioned:
-            for match_dir, _match in list(_partition_dirs(staged)):
-                dest = table_dir / match_dir.parent.name / match_dir.name
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                if dest.exists():  # a folder name the deletion above did not read back as this match
-                    shutil.rmtree(dest)
-                os.replace(match_dir, dest)
             table_dir.mkdir(exist_ok=True)
             for game_dir in table_dir.iterdir():
                 if game_dir.is_dir() and not any(game_dir.iterdir()):
-                    game_dir.rmdir()
+                    try:
+                        game_dir.rmdir()
+                    except OSError:
+                        pass
         else:
             if table_dir.exists():
                 shutil.rmtree(table_dir)
             os.replace(staged, table_dir)
+    return failed
 
 
 def _write_meta(lake: Path, meta: dict[str, Any]) -> None:
@@ -507,15 +613,23 @@ def export(db: str | Path, to: str | Path, *, fmt: str = "parquet", games: Itera
                                                                      dtype=object)}))  # fmt: skip
                 if progress is not None:
                     progress("", 0, len(tables))
+                failed: dict[str | None, str] = {}  # matches the file system refused to take, and why
                 for i, table in enumerate(tables, 1):
-                    _write_table(con, table, stage, fmt, selective, "matches" in names)
+                    _write_table(con, table, stage, fmt, selective, "matches" in names, failed)
                     if progress is not None:
                         progress(table.name, i, len(tables))
+                for table in tables:  # a match not written whole is written nowhere: its old folders stay
+                    for match_dir, match in list(_partition_dirs(stage / table.name)):
+                        if match in failed:
+                            shutil.rmtree(match_dir)
                 written = list(data_files(stage, fmt))
                 report.files = len(written)
                 report.bytes = sum(f.stat().st_size for f in written)
                 old_partitioned = set((meta or {}).get("partitioned", []))
-                _swap_in(lake, stage, tables, old_partitioned, chosen)
+                failed.update(_swap_in(lake, stage, tables, old_partitioned, chosen - set(failed)))
+                if failed:
+                    report.skipped = sorted([*report.skipped, *failed.items()], key=lambda x: str(x[0]))
+                    report.matches -= len([m for m in failed if m is not None])
                 _write_meta(lake, {
                     "schema_version": version,
                     "kifu_version": common.__version__,
@@ -562,13 +676,15 @@ def _progress_bar(enabled: bool, err: Any) -> tuple[Progress | None, Callable[[]
         return None, lambda: None
     from tqdm import tqdm
 
+    from common.safe import terminal
+
     bar: list[Any] = []
 
     def step(table: str, done: int, total: int) -> None:
         if not bar:
             bar.append(tqdm(total=total, unit=" table", desc="export", leave=False, file=err, dynamic_ncols=True,
                             mininterval=0.5))  # fmt: skip
-        bar[0].set_postfix_str(table, refresh=False)
+        bar[0].set_postfix_str(terminal(table), refresh=False)  # a table name of the database file given
         bar[0].update(done - bar[0].n)
 
     return step, lambda: bar[0].close() if bar else None

@@ -26,7 +26,7 @@ BAD_ARGUMENT = frozenset({errno.ENAMETOOLONG, errno.EISDIR, errno.ENOTDIR, errno
                           errno.ENXIO, errno.ENODEV, errno.EINVAL, errno.EEXIST})  # fmt: skip
 
 #: What a path argument must be: a file read or written, a database file, a folder written, a path followed.
-KINDS = ("read", "write", "replace", "log", "database", "database-read", "folder", "follow")
+KINDS = ("read", "write", "replace", "log", "database", "database-read", "folder", "follow", "input")
 
 
 @dataclass
@@ -109,6 +109,9 @@ def problem(value: str, kind: str) -> OSError | None:
     reading = kind == "database-read"
     if reading:
         kind = "database"
+    recorded = kind == "input"  # a recorded log read to its end: a regular file (a FIFO waits, /dev/zero never ends)
+    if recorded:
+        kind = "read"
     path = Path(value)
     encoded = os.fsencode(value)
     if len(encoded) >= 4096:
@@ -146,6 +149,10 @@ def problem(value: str, kind: str) -> OSError | None:
         return OSError(errno.ENODEV, "a device or special file, not a database file")
     if kind == "replace" and not stat.S_ISREG(st.st_mode):  # written whole under a new name, then renamed
         return OSError(errno.ENODEV, "a device or special file: give a file name (- for standard output)")
+    if recorded and not stat.S_ISREG(st.st_mode):
+        return OSError(errno.ENODEV, "a device or special file: give a log file")
+    if kind == "follow" and not stat.S_ISREG(st.st_mode):  # a FIFO would hold the watcher, /dev/zero never ends
+        return OSError(errno.ENODEV, "a device or special file: give a log file or a folder")
     if kind == "log" and not stat.S_ISREG(st.st_mode):  # kifu dealer's log, read back into the database as written
         return OSError(errno.ENODEV, "a device or special file: the log is followed into the database — give a file name")
     if kind in ("replace", "log"):
@@ -196,7 +203,7 @@ def command_paths(command: str, args: Any) -> list[tuple[str, str | None, str]]:
     if command == "serve":
         return [("--db", db, "database-read"), ("--upload-token-file", args.upload_token_file, "read")]
     if command == "replay-log":
-        return [("", args.file, "read"), ("--to", args.to, "write")]
+        return [("", args.file, "input"), ("--to", args.to, "write")]
     return []
 
 

@@ -930,7 +930,9 @@ def _progress(src: Path, enabled: bool) -> Any:
         total = sum(1 for _ in iter_lines(src))
     except (OSError, EOFError):
         total = None  # the replay itself says what is wrong
-    return tqdm(total=total, unit=" line", desc=src.name[:40], leave=False, file=sys.stderr, mininterval=0.5,
+    from common.safe import terminal
+
+    return tqdm(total=total, unit=" line", desc=terminal(src.name)[:40], leave=False, file=sys.stderr, mininterval=0.5,
                 dynamic_ncols=True)  # fmt: skip
 
 

@@ -258,6 +258,8 @@ def run(args: argparse.Namespace, mongo_uri: str | None, out: TextIO = sys.stdou
             if getattr(f, "failed", None) and i not in told:
                 told.add(i)
                 printer.note(f"{f.failed} — no longer followed")
+            for note in f.take_notes() if hasattr(f, "take_notes") else ():  # a folder's file that cannot be read
+                printer.note(note)
         return printer.failed is not None or (only_http and all(f.done for f in feed_list))
 
     printer.note(f"following {len(feed_list)} source(s) into {args.db} — Ctrl-C stops")

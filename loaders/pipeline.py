@@ -385,7 +385,7 @@ def print_summary(report: RunReport, out: Any = None) -> None:
 #: How the reasons of the game modules and of unreadable files begin: the file's kind was recognised, so
 #: "unknown game format?" would mislead.
 _KNOWN_KIND = ("Kakomimasu ", "CHaser ", "chaser-log ", "chaser-map ", "file unreadable", "the gzip stream ",
-               "binary data, not a log")
+               "binary data, not a log", "MongoDB ")
 
 
 def source_problem(report: RunReport, s: SourceReport) -> str | None:

@@ -184,3 +184,20 @@ def test_setup_gives_up_on_a_package_manager_busy_too_long(tmp_path: Path) -> No
                                             "(unattended-upgr))")  # fmt: skip
     setup = (REPO / "scripts" / "setup.sh").read_text()
     assert "apt_wait update" in setup and "the browser tests will be skipped" in setup
+
+
+# ---- a file name is untrusted text, in the progress bars too ----------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["ingest", "replay-log"])
+def test_a_file_name_with_escapes_is_shown_escaped_in_the_progress_bar(command: str, tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    name = "bot\x1b]0;owned\x07\x1b[2J\u202e\nname.jsonl"
+    log = tmp_path / name
+    log.write_bytes((REPO / "tests" / "data" / "probe_head.jsonl").read_bytes())
+    argv = (["ingest", str(log), "--db", str(tmp_path / "k.duckdb"), "--jobs", "1"] if command == "ingest" else
+            ["replay-log", str(log), "--to", str(tmp_path / "out.jsonl"), "--speed", "max"])  # fmt: skip
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "bot\\x1b]0;owned\\x07\\x1b[2J\\u202e\\nname" in err  # the bar was drawn, its name escaped
+    assert not any(ch in err for ch in "\x1b\x07\u202e\n".replace("\n", "")), repr(err)

@@ -610,3 +610,82 @@ def test_raw_lines_are_written_window_by_window(db: Path, tmp_path: Path, monkey
     assert parts >= math.ceil(biggest / 97)
     columns = [c for c, _ in _tables(db)["raw_activities"]]
     assert _arrow_rows(lake, "raw_activities", columns) == _db_rows(db, "raw_activities")
+
+
+def test_a_match_the_file_system_refuses_to_take_is_skipped_and_listed(db: Path, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """No space left while one match's events are written, and while another's raw lines are: those two matches
+    are left out of every table (listed, exit 1), every other match is written whole."""
+    import errno
+
+    from kifu import export as export_module
+
+    full = _db_scalar(db, "select min(match_id) from matches where game = 'algori-uno'")
+    raw_full = _db_scalar(db, "select max(match_id) from matches where game = 'algori-uno'")
+    assert full != raw_full
+    real_copy = export_module._copy
+    asked: list[str] = []
+
+    def copy(con: Any, query: str, to: Path, options: str) -> None:
+        events = 'main."events"' in query
+        if (events and "where match_id " not in query) or (events and f"where match_id = {export_module._literal(full)}"
+                in query) or ("kifu_export_part" in query and f"match_id={export_module.folder_value(raw_full)}/"
+                              in str(to)):  # fmt: skip
+            asked.append(str(to))
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_copy(con, query, to, options)
+
+    monkeypatch.setattr(export_module, "_copy", copy)
+    lake = tmp_path / "lake"
+    assert main(["export", "--db", str(db), "--to", str(lake), "--no-progress"]) == 1
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err and len(lines) == 3, err
+    assert sorted(lines[:2]) == sorted(f"kifu export: skipped match {m}: its files cannot be written (No space left "
+                                       "on device)" for m in (full, raw_full))  # fmt: skip
+    assert lines[2] == "kifu export: 2 match(es) skipped, every other one written"
+    assert len(asked) == 3  # the whole table, then the one match; the raw lines of the other
+    n = _db_scalar(db, "select count(*) from matches")
+    assert f", {n - 2} matches, " in out
+    for table, cols in _tables(db).items():
+        want = [r for r in _db_rows(db, table) if table == "raw_blocks" or "match_id" not in [c for c, _ in cols]
+                or r[[c for c, _ in cols].index("match_id")] not in (full, raw_full)]  # fmt: skip
+        if table == "raw_blocks":
+            continue
+        assert _arrow_rows(lake, table, [c for c, _ in cols]) == want, table
+
+
+def test_a_match_whose_old_folders_cannot_be_replaced_keeps_them(db: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Permission denied moving one match's old folder aside: that match keeps its old folders in every table
+    (the moves made for it undone), every other match is replaced; listed, exit 1."""
+    from kifu import export as export_module
+
+    lake = tmp_path / "lake"
+    export(db, lake)
+    stuck = _db_scalar(db, "select min(match_id) from matches where game = 'chaser'")
+    folder = f"match_id={export_module.folder_value(stuck)}"
+    for f in (lake / "players").glob(f"game=*/{folder}/part-*.parquet"):
+        f.write_bytes(f.read_bytes())  # rewritten: its mtime tells whether the export replaced it
+    before = _files(lake)
+    real_move = export_module._move
+
+    def move(src: Any, dst: Any) -> None:
+        if Path(src).name == folder and Path(src).parent.parent.name == "matches" and lake in Path(src).parents:
+            raise PermissionError(13, "Permission denied")
+        real_move(src, dst)
+
+    monkeypatch.setattr(export_module, "_move", move)
+    assert main(["export", "--db", str(db), "--to", str(lake), "--no-progress"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"kifu export: skipped match {stuck}: its folders cannot be replaced (Permission denied)",
+                   "kifu export: 1 match(es) skipped, every other one written"]  # fmt: skip
+    after = _files(lake)
+    assert set(after) == set(before)
+    mine = [f for f in after if _match_of(f) == stuck]
+    assert mine and all(after[f] == before[f] for f in mine), "the stuck match's folders changed"
+    others = [f for f in after if _match_of(f) not in (stuck, None) and "/game=" in f]
+    assert others and all(after[f][0] != before[f][0] for f in others), "another match was not replaced"
+    assert not list(lake.glob(".kifu-export-*"))

@@ -317,6 +317,11 @@ class Folder:
         self.clock = clock
         self.files: dict[Path, Any] = {}
         self._undecided: set[Path] = set()
+        #: Files of the folder that cannot be read (a symlink loop, no permission), each told once
+        #: (:meth:`take_notes`) and shown in the status line (``problem``) while they cannot; the rest goes on.
+        self.problem: str | None = None
+        self._unreadable: dict[Path, str] = {}
+        self._notes: list[str] = []
 
     def rewind(self) -> None:
         for f in self.files.values():
@@ -336,10 +341,16 @@ class Folder:
             return
         for entry in names:
             p = Path(entry.path)
-            if p in self.files or entry.name.startswith(".") or not entry.is_file():
+            if p in self.files or entry.name.startswith(".") or not entry.name.lower().endswith(WATCHED_SUFFIXES):
                 continue
-            if not entry.name.lower().endswith(WATCHED_SUFFIXES):
+            try:
+                if not entry.is_file():
+                    continue
+                os.close(os.open(p, os.O_RDONLY | os.O_NONBLOCK))
+            except OSError as exc:  # a symlink loop, no permission: this file is not read, the others are
+                self._cannot(p, f"{p}: cannot open ({exc.strerror or exc}) — not read")
                 continue
+            self._unreadable.pop(p, None)
             kind = looks_like_json_lines(p)
             if kind is None:
                 continue  # nothing to tell by yet: looked at again next time
@@ -349,9 +360,25 @@ class Folder:
     def poll(self) -> list[Any]:
         self._scan()
         out: list[Any] = []
-        for f in self.files.values():
-            out += f.poll()
+        for p, f in self.files.items():
+            try:
+                out += f.poll()
+            except SourceError as exc:  # e.g. its permission taken away: asked again at the next poll
+                self._cannot(p, f"{exc} — not read")
+            else:
+                self._unreadable.pop(p, None)
+        self.problem = next(reversed(self._unreadable.values()), None)
         return out
+
+    def _cannot(self, path: Path, why: str) -> None:
+        if path not in self._unreadable:
+            self._notes.append(why)
+        self._unreadable[path] = why
+
+    def take_notes(self) -> list[str]:
+        """The lines to tell once (a file that cannot be read), taken."""
+        notes, self._notes = self._notes, []
+        return notes
 
 
 def follow_path(path: str | Path, *, settle_s: float = SETTLE_S) -> Any:

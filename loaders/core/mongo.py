@@ -1,7 +1,10 @@
 """Read the dealer's ``activities`` collection from MongoDB, streaming, in log order.
 
 Documents are fetched with a bounded batch size, sorted by ``dateCreated`` then ``_id``
-(the order the dealer wrote them), and never all held in memory.  Connection problems
+(the order the dealer wrote them), and never all held in memory.  A batch that cannot be fetched
+(``--mongo-timeout`` passed, the connection lost) ends the read there: the documents read before
+are ingested, the rest is quarantined as one record (at the position of the first document not read)
+and :attr:`MongoSource.cut_short` says it in one line.  Connection problems
 become a one-line :class:`~loaders.core.sources.SourceError`; credentials never appear in
 messages (URIs are shown with the password removed).
 """
@@ -67,6 +70,9 @@ class MongoSource:
         self.bytes_done = 0
         self._client = client
         self._timeout_ms = timeout_ms
+        #: Set when the read ended early (a timeout or a lost connection after the query started): one line
+        #: saying why and how much was read; the documents read before it are ingested, the rest is not.
+        self.cut_short: str | None = None
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -112,9 +118,15 @@ class MongoSource:
             max_time_ms=self._timeout_ms,
         )
         position = 0
+        self.cut_short = None
         it = iter(cursor)
         while True:
-            doc = self._bounded(lambda: next(it, None))  # a new batch is fetched within the bound
+            try:
+                doc = self._bounded(lambda: next(it, None))  # a new batch is fetched within the bound
+            except SourceError as exc:  # a timeout or a lost connection mid-way: what was read is kept
+                self.cut_short = f"{exc}; {position:,} document(s) read before, the rest not"
+                yield Record(position + 1, b"", error=f"{exc}: this document and the ones after it were not read")
+                break
             if doc is None:
                 break
             position += 1

@@ -10,6 +10,9 @@ A GET made here is bounded
   it is kept;
 - in **where it goes**: a redirect is followed only to the same origin (scheme, host and port), at
   most :data:`MAX_REDIRECTS` times;
+- in **looking up the host**: the name is resolved in a thread of its own (one per host and port at a
+  time, shared by the requests that need it), and the request waits for it within its bound like for
+  the rest; a resolver that never answers ends the request at ``--http-timeout`` all the same;
 - and it can be **abandoned at once**: the request runs in a thread of its own while the caller waits
   in short steps, so Ctrl-C and SIGTERM are answered within a fraction of a second (the caller's
   handlers run) and a ``kifu watch`` loop never waits on a server at all (:class:`Request`).
@@ -43,6 +46,44 @@ CHUNK = 64 * 1024
 STEP_S = 0.1
 
 _UNITS = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
+
+
+class _Lookup:
+    """One ``getaddrinfo`` of a host and port, running in a daemon thread: the system's resolver cannot be
+    interrupted, so a request does not wait for it past its bound; a lookup still under way is shared by
+    the requests that ask for the same host meanwhile (a resolver that hangs costs one thread, not one per
+    request)."""
+
+    _running: dict[tuple[str, int], _Lookup] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, host: str, port: int) -> None:
+        self.key = (host, port)
+        self.done = threading.Event()
+        self.infos: list[Any] = []
+        self.error: OSError | None = None
+        threading.Thread(target=self._run, name="kifu-dns", daemon=True).start()
+
+    @classmethod
+    def of(cls, host: str, port: int) -> _Lookup:
+        with cls._lock:
+            found = cls._running.get((host, port))
+            if found is None:
+                found = cls._running[(host, port)] = cls(host, port)
+            return found
+
+    def _run(self) -> None:
+        try:
+            self.infos = socket.getaddrinfo(self.key[0], self.key[1], 0, socket.SOCK_STREAM)
+        except OSError as exc:
+            self.error = exc
+        except BaseException as exc:  # noqa: BLE001 - told to the request, never lost in the thread
+            self.error = OSError(str(exc) or type(exc).__name__)
+        finally:
+            with self._lock:
+                if self._running.get(self.key) is self:
+                    del self._running[self.key]
+            self.done.set()
 
 
 class BoundExceeded(SourceError):
@@ -191,6 +232,29 @@ class Request:
             raise self._timed_out()
         return left
 
+    def _connect(self, address: tuple[str, int], timeout: Any = None, source_address: Any = None) -> socket.socket:
+        """``socket.create_connection`` with the host looked up in a :class:`_Lookup` waited for in short
+        steps until the deadline (or a cancel), then each address tried within the time left."""
+        host, port = address
+        lookup = _Lookup.of(host, port)
+        while not lookup.done.wait(min(STEP_S, max(0.001, self.deadline - self.clock()))):
+            self._remaining()  # past the deadline or cancelled: the request ends, the lookup goes on alone
+        if lookup.error is not None:
+            raise lookup.error
+        error: OSError = OSError(f"{host}: no address")
+        for family, kind, proto, _name, sockaddr in lookup.infos:
+            sock = socket.socket(family, kind, proto)
+            try:
+                sock.settimeout(self._remaining())
+                if source_address:
+                    sock.bind(source_address)
+                sock.connect(sockaddr)
+                return sock
+            except OSError as exc:
+                sock.close()
+                error = exc
+        raise error
+
     def _get(self) -> bytes:
         url = self.url
         first = origin(url)
@@ -199,6 +263,7 @@ class Request:
             scheme, host, port = origin(url)
             cls = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
             conn = cls(host, port, timeout=self._remaining())
+            conn._create_connection = self._connect  # the host looked up within the bound, not by the socket
             with self._lock:
                 if self._cancelled:
                     raise OSError("cancelled")

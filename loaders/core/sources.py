@@ -20,6 +20,7 @@ import gzip
 import io
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from common.jsontext import parse_json
+from common.safe import terminal
 from rules import text_kind
 
 #: Lines longer than this are quarantined without being parsed (a real dealer line is a few KB).
@@ -72,11 +74,14 @@ class FileSource:
         self.path = Path(path)
         self.name = str(self.path)
         try:
-            self.size = self.path.stat().st_size
+            st = self.path.stat()
         except OSError as exc:
-            raise SourceError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-        if self.path.is_dir():
-            raise SourceError(f"{path}: is a directory")
+            raise SourceError(f"{terminal(path)}: cannot read ({exc.strerror or exc})") from exc
+        self.size = st.st_size
+        if stat.S_ISDIR(st.st_mode):
+            raise SourceError(f"{terminal(path)}: is a directory")
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would wait for a writer for ever, /dev/zero never ends
+            raise SourceError(f"{terminal(path)}: {_special(st.st_mode)}, not a log file — give a file")
         self.bytes_done = 0  # compressed bytes consumed so far (for progress)
         self.progress: Callable[[int], None] | None = None  # called with bytes_done after each chunk
 
@@ -87,7 +92,7 @@ class FileSource:
         try:
             raw = open(self.path, "rb")  # noqa: SIM115 - closed by records()
         except OSError as exc:
-            raise SourceError(f"{self.path}: cannot open ({exc.strerror or exc})") from exc
+            raise SourceError(f"file unreadable: cannot open it ({exc.strerror or exc})") from exc
         magic = raw.read(2)
         raw.seek(0)
         if magic == b"\x1f\x8b":
@@ -95,7 +100,11 @@ class FileSource:
         return raw, raw
 
     def records(self) -> Iterator[Record]:
-        raw, stream = self._open()
+        try:
+            raw, stream = self._open()
+        except SourceError as exc:  # no permission, gone since it was listed: the file's issue, the others go on
+            yield Record(line=0, raw=b"", error=str(exc))
+            return
         last_line = 0  # the number of the last record's line: a stream that ends early fails after it
         try:
             try:
@@ -134,7 +143,7 @@ class FileSource:
         if _binary(reader.head()):  # an image, an archive…: one issue for the file, not one per "line"
             yield Record(1, b"", error=BINARY, length=self.size)
             return
-        if first == b"[":
+        if first == b"[" and not reader.first_line_whole():
             yield from _array_records(reader)
             return
         if first == b"{" and reader.pretty_printed():
@@ -154,6 +163,15 @@ class FileSource:
                 yield Record(lineno, line, error=f"invalid JSON: {_json_reason(exc, line, cut)}")
                 continue
             yield Record(lineno, line, doc)
+
+
+def _special(mode: int) -> str:
+    """What a path that is not a regular file is, in words."""
+    for test, what in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):  # fmt: skip
+        if test(mode):
+            return what
+    return "a special file"
 
 
 #: The reason given for a file that is not text at all.
@@ -237,6 +255,39 @@ class _Reader:
             parse_json(lines[0])
         except (orjson.JSONDecodeError, RecursionError):
             return lines[0].strip() == b"{" or lines[1][:1] in (b" ", b"\t")
+        return False
+
+    def first_line_whole(self) -> bool:
+        """Whether the stream's first line holds a whole JSON value by itself (its brackets closed at its
+        end) and other lines follow: JSON lines whose first record is an array, not a JSON array spread over
+        the file — read as an array, each line after it would be cut into pieces at its brackets."""
+        while self._first is not None and len(self._first) < 4 * CHUNK:  # the first line and the next, read
+            nl = self._first.find(b"\n", len(self._first) - len(self._first.lstrip(b" \t\r\n")))
+            if nl >= 0 and self._first[nl:].strip():
+                break
+            more = self._read(CHUNK)  # (a buffered stream's read1 may give only what its buffer held)
+            if not more:
+                break
+            self._first += more
+            self._tick()
+        head = (self._first or b"").lstrip(b" \t\r\n")
+        end = head.find(b"\n")
+        if end < 0 or not head[end:].strip():
+            return False
+        line, depth, pos = head[:end].rstrip(b" \t\r"), 0, 0
+        while pos < len(line):
+            m = _STRUCT.search(line, pos)
+            if m is None:
+                return False
+            tok, pos = line[m.start()], m.end()
+            if tok == 0x22:  # a string: its body skipped, up to its closing quote
+                pos = _STR_BODY.match(line, pos).end() + 1  # type: ignore[union-attr]
+            elif tok in (0x5B, 0x7B):
+                depth += 1
+            else:
+                depth -= 1
+                if depth <= 0:
+                    return depth == 0 and pos == len(line)
         return False
 
     def wrap_as_array(self) -> None:

@@ -87,7 +87,8 @@ def normalize(doc: Any) -> Activity:
     if turn is not None:
         turn = as_int(turn)
         if turn is None or turn < 0:
-            raise RecordError(f"field 'turn' is {_type_name(doc.get('turn'))}, expected a round number")
+            what = _type_name(doc.get("turn")) if turn is None else _short(doc.get("turn"))  # -5: said as it is
+            raise RecordError(f"field 'turn' is {what}, expected a round number")
         if turn > INT32_MAX:
             raise RecordError(f"field 'turn' is {_short(doc.get('turn'))}, out of range for a round number")
     contents = doc["contents"] if "contents" in doc else doc.get("content")
@@ -241,7 +242,8 @@ def unwrap_extended_json(v: Any) -> Any:
 def _type_name(v: Any) -> str:
     if v is None:
         return "null"
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "an integer",
+            float: "a number"}.get(
         type(v), f"a {type(v).__name__}"
     )
 

@@ -221,3 +221,86 @@ def test_not_a_duckdb_file_is_a_clear_error(tmp_path: Path, capsys: pytest.Captu
     err = capsys.readouterr().err
     assert "not a DuckDB database" in err
     assert db.read_text().startswith("hello")
+
+
+@pytest.mark.parametrize("first", [b"[" * 5000 + b"]" * 5000, b"[1, 2, 3]", b'["a", {"b": "]"}]'],
+                         ids=["deeply_nested", "array", "array_with_brackets_in_a_string"])  # fmt: skip
+def test_a_first_line_that_is_an_array_is_one_bad_record_not_a_file_cut_at_its_brackets(tmp_path: Path,
+                                                                                      first: bytes) -> None:  # fmt: skip
+    """JSON lines whose first line is a whole array: that line is quarantined, every line after it is read as a
+    line (read as one JSON array, the file would be cut into pieces at the brackets of the lines after it)."""
+    lines = [first, *base_lines()]
+    path = write_lines(tmp_path / "first.jsonl", lines)
+    report = ingest(tmp_path / "k.duckdb", path, jobs=1)
+    assert report.quarantined == 1 and report.ingested == len(lines) - 1
+    [(line, why)] = query(tmp_path / "k.duckdb", "select line, reason from load_issues")
+    assert line == 1 and ("not a JSON object" in why or "depth" in why), why
+
+
+def test_an_array_file_on_one_line_or_spread_over_lines_is_still_an_array(tmp_path: Path) -> None:
+    docs = [json.loads(line) for line in base_lines()]
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(docs) + "\n\n")
+    spread = tmp_path / "spread.json"
+    spread.write_text("[" + ",\n".join(json.dumps(d) for d in docs) + "]\n")
+    for path in (one, spread):
+        report = ingest(tmp_path / f"{path.stem}.duckdb", path, jobs=1)
+        assert report.quarantined == 0 and report.ingested == len(docs), path
+
+
+def test_a_fifo_or_a_device_is_refused_in_one_line_without_waiting(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)  # nobody writes into it: opening it would wait for ever
+    zero = tmp_path / "zero.jsonl"
+    zero.symlink_to("/dev/zero")
+    for path, what in ((fifo, "a FIFO (named pipe)"), (zero, "a character device")):
+        r = subprocess.run([sys.executable, "-m", "kifu.cli", "ingest", str(path), str(BASE), "--db",
+                            str(tmp_path / "k.duckdb"), "--no-progress"], capture_output=True, text=True, cwd=REPO,
+                           timeout=60)  # fmt: skip
+        assert r.returncode == 1
+        assert r.stderr.splitlines() == [f"kifu ingest: {path}: {what}, not a log file — give a file"]
+    assert not (tmp_path / "k.duckdb").exists()
+
+
+def test_an_unreadable_file_among_readable_ones_is_one_issue_and_the_rest_ingests(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A file that cannot be opened (no permission: simulated, the tests may run as root) is quarantined as one
+    record naming the file and the reason; the other files of the folder are ingested."""
+    import builtins
+
+    from kifu.cli import main
+    from loaders.core import sources
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    good = write_lines(folder / "a.jsonl", base_lines())
+    locked = write_lines(folder / "b.jsonl", base_lines()[:3])
+
+    def refusing_open(file: object, *args: object, **kw: object) -> object:
+        if str(file) == str(locked):
+            raise PermissionError(13, "Permission denied", str(file))
+        return builtins.open(file, *args, **kw)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(sources, "open", refusing_open, raising=False)
+    db = tmp_path / "k.duckdb"
+    assert main(["ingest", str(folder), "--db", str(db), "--no-progress", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"  {locked}: nothing ingested — file unreadable: cannot open it (Permission denied)" in out.splitlines()
+    assert query(db, "select source, line, reason from load_issues") == [
+        (str(locked), 0, "file unreadable: cannot open it (Permission denied)")]
+    assert query(db, "select count(*) from events") == [(len(base_lines()),)]
+    assert good.exists()
+
+
+@pytest.mark.parametrize(("turn", "said"), [(-5, "field 'turn' is -5, expected a round number"),
+                                            (1.5, "field 'turn' is a number, expected a round number")])  # fmt: skip
+def test_a_turn_that_is_not_a_round_number_is_said_as_it_is(tmp_path: Path, turn: object, said: str) -> None:
+    lines = base_lines()
+    lines[10] = _set(lines[10], turn=turn)
+    report = ingest(tmp_path / "k.duckdb", write_lines(tmp_path / "t.jsonl", lines), jobs=1)
+    assert report.quarantined == 1
+    assert query(tmp_path / "k.duckdb", "select line, reason from load_issues") == [(11, said)]

@@ -568,3 +568,62 @@ def test_ingest_waiting_on_a_trickling_source_stops_on_sigterm_within_2_s(source
     err = proc.stderr.read().decode() if proc.stderr else ""
     assert took < 2.0, (took, err)
     assert code == 143 and err.strip().splitlines()[-1] == "kifu: interrupted; no database was made", err
+
+
+# -- a resolver that never answers
+
+
+@pytest.fixture
+def hung_resolver(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``socket.getaddrinfo`` hanging until the test ends (no network is asked); yields the calls made."""
+    import socket
+
+    release = threading.Event()
+    calls: list[Any] = []
+
+    def getaddrinfo(host: Any, *a: Any, **kw: Any) -> Any:
+        calls.append(host)
+        release.wait(60)
+        raise socket.gaierror(socket.EAI_AGAIN, "released")
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    yield calls
+    release.set()
+
+
+def test_a_host_name_that_never_resolves_ends_the_request_at_its_bound(hung_resolver: list[Any]) -> None:
+    from loaders.core.netfetch import Request
+
+    first = Request("http://never.invalid/a", HttpBounds(timeout_s=1.0))
+    took, exc, _ = _timed(first.wait)
+    assert isinstance(exc, BoundExceeded)
+    assert str(exc) == "http://never.invalid/a: gave no complete answer in 1 s (--http-timeout)"
+    assert 0.9 <= took < 2.0
+    first._thread.join(1.0)
+    assert not first._thread.is_alive()  # the request's thread ended with it, only the lookup goes on
+    second = Request("http://never.invalid/b", HttpBounds(timeout_s=0.5))
+    assert isinstance(_timed(second.wait)[1], BoundExceeded)
+    assert hung_resolver == ["never.invalid"]  # the lookup under way is shared, not started again
+
+
+def test_ingest_waiting_on_a_resolver_stops_on_sigterm(tmp_path: Path) -> None:
+    hang = ("import socket, sys, threading; socket.getaddrinfo = lambda *a, **k: "
+            "(print('resolving', flush=True), threading.Event().wait()); "
+            "from kifu.cli import main; sys.exit(main(sys.argv[1:]))")  # fmt: skip
+    proc = subprocess.Popen([sys.executable, "-c", hang, "ingest", "http://never.invalid/x", "--http-timeout", "60",
+                             "--db", str(tmp_path / "k.duckdb"), "--no-progress"],
+                            cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == b"resolving\n"  # the lookup is under way
+        time.sleep(0.3)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=10)
+        took = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    assert took < 2.0, (took, err)
+    assert code == 143 and err.strip().splitlines() == ["kifu: interrupted; no database was made"], err

@@ -172,3 +172,72 @@ def test_mongo_uri_file_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str
     for path, why in [(tmp_path / "empty.txt", "the file is empty"), (tmp_path / "none.txt", "cannot read it")]:
         assert main(["ingest", "--db", str(tmp_path / "m.duckdb"), "--mongo-uri-file", str(path)]) == 1
         assert why in capsys.readouterr().err
+
+
+def _cut_after(monkeypatch: pytest.MonkeyPatch, k: int) -> None:
+    """mongomock's cursors end in a network timeout after ``k`` documents (a server that stops answering)."""
+    import mongomock
+    import pymongo.errors
+
+    real_find = mongomock.collection.Collection.find
+
+    def find(self: Any, *a: Any, **kw: Any) -> Any:
+        cursor = iter(real_find(self, *a, **kw))
+
+        def docs() -> Iterator[Any]:
+            for n, doc in enumerate(cursor):
+                if n == k:
+                    raise pymongo.errors.NetworkTimeout("timed out")
+                yield doc
+
+        return docs()
+
+    monkeypatch.setattr(mongomock.collection.Collection, "find", find)
+
+
+@pytest.mark.parametrize("k", [0, 300])
+def test_a_timeout_mid_read_keeps_what_was_read_and_the_other_sources(tmp_path: Path, k: int,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    import mongomock
+
+    from loaders.core.sources import FileSource
+
+    client: Any = mongomock.MongoClient()
+    n = load_stored(client, "d", "misbehave_bind2_40")
+    assert n > k
+    _cut_after(monkeypatch, k)
+    src = MongoSource("mongodb://u:secret@h", "d", client=client, batch_size=100, timeout_ms=1500)
+    sample = Path(__file__).parents[2] / "samples" / "chaser_greedy-vs-greedy.txt"
+    db = tmp_path / "k.duckdb"
+    report = ingest([src, FileSource(sample)], db)  # the run goes on: the file after it is ingested
+    said = "MongoDB mongodb://u:***@h: gave no complete answer in 1.5 s (--mongo-timeout)"
+    assert src.cut_short == f"{said}; {k:,} document(s) read before, the rest not"
+    assert report.sources[0].read == k + 1 and report.sources[0].accepted == k
+    assert query(db, "select count(*) from events where match_id in (select match_id from matches "
+                     "where game = 'algori-uno')") == [(k,)]  # fmt: skip
+    assert query(db, "select game from matches where game = 'chaser'") == [("chaser",)]
+    assert query(db, "select source, line, reason from load_issues") == [
+        (src.name, k + 1, f"{said}: this document and the ones after it were not read")]
+    assert "secret" not in src.name
+    again = ingest([MongoSource("mongodb://u:secret@h", "d", client=client)], db)  # read again later: the rest
+    assert again.quarantined == 1 and again.duplicates == k
+
+
+def test_kifu_ingest_says_a_read_cut_short_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    import mongomock
+    import pymongo
+
+    from kifu.cli import main
+
+    client: Any = mongomock.MongoClient()
+    load_stored(client, "uno-local", "misbehave_bind2_40")
+    _cut_after(monkeypatch, 300)
+    monkeypatch.setattr(pymongo, "MongoClient", lambda *a, **kw: client)
+    code = main(["ingest", "--mongo-uri", "mongodb://h", "--db", str(tmp_path / "k.duckdb"), "--no-progress",
+                 "--jobs", "1", "--mongo-timeout", "2"])  # fmt: skip
+    err = capsys.readouterr().err.splitlines()
+    assert code == 0
+    assert err == ["kifu ingest: MongoDB mongodb://h: gave no complete answer in 2 s (--mongo-timeout); 300 document(s) "
+                   "read before, the rest not — run again to read the rest"]  # fmt: skip
+    assert query(tmp_path / "k.duckdb", "select count(*) from events") == [(300,)]
