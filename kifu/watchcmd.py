@@ -147,7 +147,8 @@ class Printer:
             return
         self._last_status = now
         lag_text = f"{lag:.1f}s" if lag is not None else "—"
-        text = (f"watching: {s.events:,} events stored, {s.rate:,.0f}/s · lag {lag_text}"
+        text = (f"watching: {s.events:,} events" + (f" and {s.games:,} games" if s.games else "")
+                + f" stored, {s.rate:,.0f}/s · lag {lag_text}"
                 + (f" · {s.behind:,} bytes to read" if s.behind else "")
                 + f" · {s.live} live · {s.findings:,} findings"
                 + (f" · {s.quarantined:,} quarantined" if s.quarantined else "")
@@ -287,7 +288,8 @@ def run(args: argparse.Namespace, mongo_uri: str | None, out: TextIO = sys.stdou
             signal.signal(s, h)
         printer._clear_status()
     s = watcher.status
-    printer.note(f"stopped: {s.events:,} events stored in {s.batches:,} batches, {s.findings:,} findings"
+    games = f" and {s.games:,} Kakomimasu/CHaser game(s)" if s.games else ""
+    printer.note(f"stopped: {s.events:,} events{games} stored in {s.batches:,} batches, {s.findings:,} findings"
                  + (f", {s.quarantined:,} records quarantined (table load_issues)" if s.quarantined else ""))  # fmt: skip
     if told:
         printer.note(f"{len(told)} source(s) given up (a bound was hit) — exit 1")

@@ -252,8 +252,14 @@ def looks_like_json_lines(path: Path) -> bool | None:
     if text[:1] != b"{":
         return False
     nl = text.find(b"\n")
-    if nl < 0:
-        return None if len(head) < 65536 else False
+    if nl < 0:  # one line so far: a whole JSON document written without a newline (a game server's file), or the
+        # first line of a log still being written (a JSON-lines writer ends each line: it is not whole yet)
+        if len(head) >= 65536:
+            return False
+        try:
+            return False if isinstance(parse_json(text), dict) else None
+        except (orjson.JSONDecodeError, RecursionError):
+            return None
     try:
         return isinstance(parse_json(text[:nl]), dict)
     except (orjson.JSONDecodeError, RecursionError):

@@ -81,7 +81,8 @@ class Finding:
 
 @dataclass
 class Status:
-    events: int = 0  # new events stored since the start
+    events: int = 0  # new events stored since the start (ALGORI UNO log lines)
+    games: int = 0  # Kakomimasu and CHaser games stored (new, or grown) since the start
     batches: int = 0
     records: int = 0
     quarantined: int = 0
@@ -545,7 +546,11 @@ class Watcher:
         req = self._current
         report = self._report if req is None else req.report
 
+        refused_here = 0  # records the game loaders refused, said in the watcher's own count (below)
+
         def bad(src: str, line: int, raw: Any, reason: str, refused: bool = True) -> None:
+            nonlocal refused_here
+            refused_here += 1
             quarantine_record(store, report, src, Record(line, raw, error=reason))
             srep = report.sources[-1] if report.sources else None
             if req is not None and srep is not None and srep.accepted:  # as kifu ingest counts it
@@ -554,12 +559,17 @@ class Watcher:
 
         games = collectors(store, store.run_id, bad, validate=self.validate)
         before = len(report.matches)
+        quarantined = sum(r.quarantined for r in report.sources)
         ingest_source(item.source, store, report, None, self.validate, games, None,
                       self.ruleset if req is None else req.ruleset)  # fmt: skip
         for g in games:
             g.finish()
         ids = {m for g in games for m in g.matches} | set(report.matches[before:])
         self.status.records += report.sources[-1].read if report.sources else 0
+        # the reader's refusals are in the sources' counts; the loaders' (``bad``) too for an ingest's file only
+        self.status.quarantined += sum(r.quarantined for r in report.sources) - quarantined + (
+            refused_here if req is None else 0)
+        self.status.games += sum(len(g.matches) for g in games if g.new_records)
         if req is not None:  # an ingest's file: counted in its report; not a game being played
             report.ingested += sum(g.new_records for g in games)
             report.matches += [m for g in games for m in g.matches if m not in report.matches]

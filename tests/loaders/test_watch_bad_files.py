@@ -87,3 +87,28 @@ def test_kifu_watch_goes_on_past_a_symlink_loop_and_says_it_once(tmp_path: Path)
     assert notes == [f"kifu watch: {folder}/loop-a.jsonl: cannot open (Too many levels of symbolic links) — not read",
                      f"kifu watch: {folder}/loop-b.jsonl: cannot open (Too many levels of symbolic links) — not read"]  # fmt: skip
     assert f"stopped: {len(BASE.read_bytes().splitlines())} events stored" in err
+
+
+def test_the_status_counts_games_of_every_kind_and_every_record_quarantined(tmp_path: Path) -> None:
+    """A folder of a dealer log with one line that is not JSON, a Kakomimasu game and a CHaser log: the status says
+    the dealer's events, the two games and the one record quarantined (``load_issues`` holds it). The Kakomimasu game
+    is one line with no newline at its end, as a game server writes it: a whole document, read once settled (it was
+    taken for the first line of a JSON-lines log not written whole yet, and never read)."""
+    from loaders.live.watch import Watcher
+    from tests.loaders.test_watch import watch_until
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    lines = BASE.read_bytes().splitlines(keepends=True)
+    (folder / "dealer.jsonl").write_bytes(b"".join(lines[:5]) + b"{not json\n" + b"".join(lines[5:]))
+    fixtures = REPO / "tests" / "fixtures"
+    kako = fixtures / "kakomimasu" / "v1_games" / "game02_A-2.json"
+    chaser = next((fixtures / "chaser" / "games").glob("log*.txt"))
+    (folder / kako.name).write_bytes(kako.read_bytes())
+    (folder / chaser.name).write_bytes(chaser.read_bytes())
+    db = tmp_path / "w.duckdb"
+    w = Watcher(db, [Folder(folder, settle_s=0.1)], poll_s=0.01)
+    watch_until(w, lambda: w.status.games >= 2 and w.status.events >= len(lines), timeout=120)
+    assert w.status.events == len(lines) and w.status.games == 2
+    assert w.status.quarantined == 1
+    assert query(db, "select count(*) from load_issues")[0][0] == 1
