@@ -65,6 +65,8 @@ import threading
 import time
 import zlib
 from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -373,6 +375,35 @@ class Pages:
     cpu: dict[str, list[float]] = field(default_factory=dict)  # page -> CPU ms of this process per load (AppTest)
 
 
+#: The baseline row of the chromium pages: a Streamlit app of one heading, served by ``streamlit run`` alone.
+BARE = "(a bare Streamlit page: one st.title)"
+
+
+@contextmanager
+def _bare_streamlit() -> Iterator[str]:
+    """A one-heading Streamlit app on a free port (the same Streamlit, the same browser): its URL."""
+    from tests.e2e.conftest import free_port, wait_healthy
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = Path(tmp) / "bare.py"
+        app.write_text('import streamlit as st\n\nst.title("Baseline")\n')
+        port = free_port()
+        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true",
+                                 "--server.port", str(port), "--browser.gatherUsageStats", "false",
+                                 "--server.fileWatcherType", "none"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(url, proc)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
 def browser_pages(db: Path, match: str, rounds: int, loads: int, opens: int) -> Pages:
     """In Debian's chromium against ``kifu serve``, as ``bench_browser.py`` measures them: the first render of
     every page (navigation → script done, heading shown), and "next round ▶" → the next round's board."""
@@ -394,6 +425,17 @@ def browser_pages(db: Path, match: str, rounds: int, loads: int, opens: int) -> 
             page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']",
                                    timeout=120_000)  # fmt: skip
 
+        with _bare_streamlit() as bare:  # the floor: Streamlit's own page load, served and drawn, nothing of Kifu's
+            page.goto(bare)
+            ready()
+            for _ in range(loads):
+                page.goto("about:blank")
+                t = time.perf_counter()
+                page.goto(bare)
+                ready()
+                page.get_by_test_id("stHeading").first.wait_for()
+                first.setdefault(BARE, []).append((time.perf_counter() - t) * 1000)
+            show(BARE, first[BARE])
         t = time.perf_counter()
         page.goto(f"{url}/?match={match}")
         ready()
