@@ -26,7 +26,7 @@ from rules.chaser.log import BLOCK, FLOOR, ITEM, TARGET, TEAMS, ChaserLog, Entry
 from rules.core import Violation
 
 RULESET = "chaser-u16"
-RULESET_VERSION = "1.0"
+RULESET_VERSION = "1.1"  # 1.1: a game cut by an invalid action ends at that action's turn (was the turn after)
 TEAM_INDEX = {"COOL": COOL, "HOT": HOT}
 DEATHS = {"ブロック下敷き": "block", "ブロック囲まれ": "surrounded", "通信切断": "disconnected"}
 END_KINDS = ("put-on", "walked-into-block", "surrounded-by-opponent", "self-surrounded", "items", "draw",
