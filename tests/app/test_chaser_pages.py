@@ -120,10 +120,12 @@ def test_link_to_an_action_the_game_does_not_have(app: App, all_db: Path) -> Non
 
 
 def test_a_chaser_bots_first_fault_links_to_its_action(app: App, all_db: Path) -> None:
-    """A CHaser fault is numbered by its action: the link says ``event=`` (no old ``seq=``), and opens there."""
+    """A CHaser fault is linked by its action: the link says ``event=`` (no old ``seq=``), names its turn, and opens
+    there."""
     from tests.app.test_path_bot import links
 
-    bot, match, first = query(all_db, """select p.player_name, v.match_id, min(v.seq) from violations v
+    bot, match, first, turn = query(all_db, """select p.player_name, v.match_id, min(v.seq), arg_min(v.turn_no, v.seq)
+        from violations v
         join players p on p.match_id = v.match_id and p.player_code = v.player
         join matches m on m.match_id = v.match_id
         where m.game = 'chaser' and v.severity in ('error', 'warning')
@@ -133,6 +135,7 @@ def test_a_chaser_bots_first_fault_links_to_its_action(app: App, all_db: Path) -
     fault = [q for label, page, q in links(at) if page.endswith("chaser_board") and "first fault" in label]
     assert fault
     assert {k: v for k, v in fault[0].items() if k != "lang"} == {"match": match, "event": str(first), "bot": bot}
-    assert any(f"action {first}" in label for label, _page, _q in links(at))
+    # its words name the turn, as the board's heading and the finding count it (a turn: Cool's action, then Hot's)
+    assert any(f"first fault: turn {turn}" in label for label, _page, _q in links(at)), links(at)
     at = app(all_db, "chaser_board", **fault[0])
     assert replay(at)["jump"]["seq"] == first and at.query_params["event"] == str(first)
