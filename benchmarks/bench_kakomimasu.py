@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from rules.kakomimasu.engine import Action, Board, step  # noqa: E402
+from rules.kakomimasu.engine import Board, step  # noqa: E402
 from rules.kakomimasu.game import from_v1  # noqa: E402
 from rules.kakomimasu.replay import judge_all  # noqa: E402
 

@@ -22,7 +22,6 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))

@@ -27,7 +27,6 @@ import gzip
 import json
 import os
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile

@@ -13,7 +13,6 @@ Usage:  .venv/bin/python benchmarks/audit/mutate2.py [--game algori|kakomimasu|c
 from __future__ import annotations
 
 import copy
-import json
 import sys
 from pathlib import Path
 
@@ -21,8 +20,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import mutate as M  # noqa: E402
-from mutate import (Built, Mut, NotApplicable, a_replace, a_insert, aload, bump_date, dumps,  # noqa: E402
-                    fresh_id, players_of, playable, WILDS)
+from mutate import (Built, Mut, NotApplicable, a_replace, aload, dumps,  # noqa: E402
+                    players_of, playable, WILDS)
 
 # ----------------------------------------------------------------------------------------------
 # ALGORI helpers
@@ -783,7 +782,7 @@ def c_extra_turn(c, lines):
     acts = sorted(acts)[-4:]
     extra = [lines[j] for j in acts]
     lines[i + 1:i + 1] = extra
-    return i + 1, f"a 101st turn (copy of the last 4 action/status lines) inserted after 残0"
+    return i + 1, "a 101st turn (copy of the last 4 action/status lines) inserted after 残0"
 
 
 def c_header_removed(c, lines):
