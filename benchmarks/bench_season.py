@@ -382,26 +382,16 @@ BARE = "(a bare Streamlit page: one st.title)"
 @contextmanager
 def _bare_streamlit() -> Iterator[str]:
     """A one-heading Streamlit app on a free port (the same Streamlit, the same browser): its URL."""
-    from tests.e2e.conftest import free_port, wait_healthy
+    from tests.e2e.conftest import free_port, streamlit_server
 
     with tempfile.TemporaryDirectory() as tmp:
         app = Path(tmp) / "bare.py"
         app.write_text('import streamlit as st\n\nst.title("Baseline")\n')
         port = free_port()
-        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true",
-                                 "--server.port", str(port), "--browser.gatherUsageStats", "false",
-                                 "--server.fileWatcherType", "none"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-        url = f"http://127.0.0.1:{port}"
-        try:
-            wait_healthy(url, proc)
+        with streamlit_server([sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true",
+                               "--server.port", str(port), "--browser.gatherUsageStats", "false",
+                               "--server.fileWatcherType", "none"], port) as url:  # fmt: skip
             yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
 
 
 def browser_pages(db: Path, match: str, rounds: int, loads: int, opens: int) -> Pages:

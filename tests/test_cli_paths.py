@@ -235,16 +235,21 @@ def test_an_error_about_no_file_is_not_said_about_one(monkeypatch: pytest.Monkey
     assert one_line(capsys.readouterr().err, "ingest") == "kifu ingest: Connection refused"
 
 
-def test_watch_never_follows_a_fifo_or_a_device(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A FIFO nobody writes into would hold `kifu watch` before its first line, /dev/zero never ends: refused in
-    one line before anything is followed."""
+def _fifo_and_zero(tmp_path: Path) -> tuple[Path, Path]:
+    """A FIFO nobody writes into, and /dev/zero under a log's name."""
     import os
 
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
     zero = tmp_path / "zero.jsonl"
     zero.symlink_to("/dev/zero")
-    for path in (fifo, zero):
+    return fifo, zero
+
+
+def test_watch_never_follows_a_fifo_or_a_device(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A FIFO nobody writes into would hold `kifu watch` before its first line, /dev/zero never ends: refused in
+    one line before anything is followed."""
+    for path in _fifo_and_zero(tmp_path):
         code, _, err = run("watch {p} --db {d}/w.duckdb --no-status", str(path), tmp_path, capsys)
         assert code == 2
         assert one_line(err, "watch") == f"kifu watch: {path}: a device or special file: give a log file or a folder"
@@ -254,13 +259,7 @@ def test_watch_never_follows_a_fifo_or_a_device(tmp_path: Path, capsys: pytest.C
 def test_replay_log_never_reads_a_fifo_or_a_device(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`kifu replay-log` reads its log to the end: a FIFO nobody writes into would wait for ever, /dev/zero
     never ends (one line without a newline, held whole): refused in one line."""
-    import os
-
-    fifo = tmp_path / "pipe.jsonl"
-    os.mkfifo(fifo)
-    zero = tmp_path / "zero.jsonl"
-    zero.symlink_to("/dev/zero")
-    for path in (fifo, zero):
+    for path in _fifo_and_zero(tmp_path):
         code, _, err = run("replay-log {p} --to {d}/out.jsonl --speed max --no-progress", str(path), tmp_path, capsys)
         assert code == 2
         assert one_line(err, "replay-log") == f"kifu replay-log: {path}: a device or special file: give a log file"

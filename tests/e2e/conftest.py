@@ -81,14 +81,10 @@ def served_db_path() -> Path:
 
 
 @contextmanager
-def serve(db: Path, **env: str) -> Iterator[str]:
-    """`kifu serve` exactly as the README runs it, on a free port; yields its URL."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kifu.cli", "serve", "--db", str(db), "--port", str(port)],
-        cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO), **env},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+def streamlit_server(args: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[str]:
+    """A Streamlit server started by ``args`` (listening on ``port``), healthy before its URL is yielded; stopped
+    (terminated, then killed after 10 s) when the block ends."""
+    proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc)
@@ -99,6 +95,15 @@ def serve(db: Path, **env: str) -> Iterator[str]:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@contextmanager
+def serve(db: Path, **env: str) -> Iterator[str]:
+    """`kifu serve` exactly as the README runs it, on a free port; yields its URL."""
+    port = free_port()
+    with streamlit_server([sys.executable, "-m", "kifu.cli", "serve", "--db", str(db), "--port", str(port)], port,
+                          {**os.environ, "PYTHONPATH": str(REPO), **env}) as url:  # fmt: skip
+        yield url
 
 
 @pytest.fixture(scope="session")

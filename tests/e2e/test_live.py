@@ -64,15 +64,21 @@ def _grows(page: Any, read: Any, times: int = 2, timeout: float = 30) -> list[in
     return seen
 
 
-@pytest.mark.parametrize("lang", ["en", "ja"])
-def test_matches_marks_the_match_live_and_updates_itself(page: Any, live_app: tuple[str, LivePlay], lang: str) -> None:
-    url, play = live_app
+def _matches_live(page: Any, url: str, play: LivePlay, lang: str) -> Any:
+    """The Matches page opened while the recorded match is replayed, its live strip marked live: the strip."""
     assert play.replaying(), "the recorded match ended before the test"
     page.set_viewport_size({"width": 1440, "height": 1000})
     page.goto(f"{url}/?lang={lang}")
     wait_for_app(page)
     strip = page.locator(".st-key-matches-live")
     expect(strip).to_contain_text(MARK[lang], timeout=30_000)
+    return strip
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_matches_marks_the_match_live_and_updates_itself(page: Any, live_app: tuple[str, LivePlay], lang: str) -> None:
+    url, play = live_app
+    strip = _matches_live(page, url, play, lang)
 
     def events() -> int:
         found = EVENTS.findall(strip.inner_text())
@@ -153,12 +159,7 @@ def test_matches_refreshes_only_its_live_parts(page: Any, live_app: tuple[str, L
     """While the watcher writes, only the live strip (and the match shown, when it is the live one) refresh:
     the rest of the page — the intro, every game's table — is never redrawn, and nothing fades to grey."""
     url, play = live_app
-    assert play.replaying(), "the recorded match ended before the test"
-    page.set_viewport_size({"width": 1440, "height": 1000})
-    page.goto(f"{url}/?lang=en")
-    wait_for_app(page)
-    strip = page.locator(".st-key-matches-live")
-    expect(strip).to_contain_text(MARK["en"], timeout=30_000)
+    strip = _matches_live(page, url, play, "en")
     expect(page.locator(".st-key-matches-tables [data-testid='stDataFrame']").first).to_be_visible()
 
     def events() -> int:

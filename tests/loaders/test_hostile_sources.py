@@ -263,6 +263,27 @@ def _kifu(*args: str) -> list[str]:
     return [sys.executable, "-m", "kifu.cli", *args]
 
 
+def _stopped_by_sigterm(proc: subprocess.Popen[bytes], blocked: Any) -> tuple[int, float, str]:
+    """Wait (≤ 30 s) until ``blocked()`` says the command waits on its source, then 0.5 s more, and SIGTERM it: its
+    exit code, the seconds it took to end, its stderr (it is killed whatever happens)."""
+    try:
+        deadline = time.monotonic() + 30
+        while not blocked():
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""  # it ended: say why
+            assert time.monotonic() < deadline, "the command never waited on its source"
+            time.sleep(0.05)
+        time.sleep(0.5)  # well inside the source's bound: it is still waiting
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=10)
+        took = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return code, took, proc.stderr.read().decode() if proc.stderr else ""
+
+
 def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(REPO)}
 
@@ -302,21 +323,7 @@ def test_watch_stuck_on_a_trickling_server_stops_on_sigterm_within_2_s(server: H
     proc = subprocess.Popen(_kifu("watch", f"{server.url}/trickle", "--db", str(tmp_path / "w.duckdb"),
                                   "--no-status", "--poll", "0.05"),
                             cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-    try:
-        deadline = time.monotonic() + 30
-        while not any(r.endswith("/trickle") for r in server.requests):
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
-            time.sleep(0.05)
-        time.sleep(0.5)  # well inside the 30 s request: the server is trickling
-        t0 = time.monotonic()
-        proc.send_signal(signal.SIGTERM)
-        code = proc.wait(timeout=10)
-        took = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    err = proc.stderr.read().decode() if proc.stderr else ""
+    code, took, err = _stopped_by_sigterm(proc, lambda: any(r.endswith("/trickle") for r in server.requests))
     assert took < 2.0, (took, err)
     assert code == 0 and "Traceback" not in err, err
 
@@ -523,21 +530,7 @@ def test_watch_on_a_hostile_mongo_stops_on_sigterm_within_2_s(tmp_path: Path) ->
         proc = subprocess.Popen(_kifu("watch", "--mongo-uri", server.uri, "--db", str(tmp_path / "w.duckdb"),
                                       "--no-status", "--poll", "0.05", "--mongo-timeout", "60"),
                                 cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-        try:
-            deadline = time.monotonic() + 30
-            while not any(next(iter(c)) == "find" for c in server.commands):
-                assert proc.poll() is None and time.monotonic() < deadline
-                time.sleep(0.05)
-            time.sleep(0.5)  # the answer is trickling
-            t0 = time.monotonic()
-            proc.send_signal(signal.SIGTERM)
-            code = proc.wait(timeout=10)
-            took = time.monotonic() - t0
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    err = proc.stderr.read().decode() if proc.stderr else ""
+        code, took, err = _stopped_by_sigterm(proc, lambda: any(next(iter(c)) == "find" for c in server.commands))
     assert took < 2.0, (took, err)
     assert code == 0 and "Traceback" not in err, err
 
@@ -551,21 +544,7 @@ def test_ingest_waiting_on_a_trickling_source_stops_on_sigterm_within_2_s(source
             lambda: any(next(iter(c)) == "aggregate" for c in mongo.commands))  # fmt: skip
         proc = subprocess.Popen(_kifu("ingest", *what, "--db", str(tmp_path / "k.duckdb"), "--no-progress"),
                                 cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-        try:
-            deadline = time.monotonic() + 30
-            while not asked():
-                assert proc.poll() is None and time.monotonic() < deadline
-                time.sleep(0.05)
-            time.sleep(0.5)  # the answer is trickling
-            t0 = time.monotonic()
-            proc.send_signal(signal.SIGTERM)
-            code = proc.wait(timeout=10)
-            took = time.monotonic() - t0
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    err = proc.stderr.read().decode() if proc.stderr else ""
+        code, took, err = _stopped_by_sigterm(proc, asked)
     assert took < 2.0, (took, err)
     assert code == 143 and err.strip().splitlines()[-1] == "kifu: interrupted; no database was made", err
 
@@ -613,17 +592,8 @@ def test_ingest_waiting_on_a_resolver_stops_on_sigterm(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", hang, "ingest", "http://never.invalid/x", "--http-timeout", "60",
                              "--db", str(tmp_path / "k.duckdb"), "--no-progress"],
                             cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-    try:
-        assert proc.stdout is not None and proc.stdout.readline() == b"resolving\n"  # the lookup is under way
-        time.sleep(0.3)
-        t0 = time.monotonic()
-        proc.send_signal(signal.SIGTERM)
-        code = proc.wait(timeout=10)
-        took = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    err = proc.stderr.read().decode() if proc.stderr else ""
+    assert proc.stdout is not None
+    lookup = lambda: proc.stdout.readline() == b"resolving\n"  # noqa: E731 - the lookup is under way
+    code, took, err = _stopped_by_sigterm(proc, lookup)
     assert took < 2.0, (took, err)
     assert code == 143 and err.strip().splitlines() == ["kifu: interrupted; no database was made"], err
