@@ -716,7 +716,8 @@ def run(args: argparse.Namespace, out: Any = None, err: Any = None) -> int:
     for match, why in report.skipped:
         print(f"kifu export: skipped match {terminal(_shortened(match))}: {why}", file=err)
     if report.skipped:
-        print(f"kifu export: {len(report.skipped)} match(es) skipped, every other one written", file=err)
+        n = len(report.skipped)
+        print(f"kifu export: {n} {'match' if n == 1 else 'matches'} skipped, every other one written", file=err)
         return 1
     return 0
 

@@ -24,6 +24,8 @@ import pyarrow.compute as pc
 #: Lines in one block at most, and its raw bytes at most (a block is decompressed whole to read one line).
 BLOCK_LINES = 1024
 BLOCK_BYTES = 4 << 20
+#: Old blocks read at a time by :func:`repack` (their lines in memory at once: a few MB each).
+REPACK_WINDOW = 8
 #: The codec of the blocks written now (stored in every block).
 CODEC = "zstd"
 LEVEL = 7
@@ -104,16 +106,21 @@ def unpack(codec: str, data: bytes, lengths: Iterable[int]) -> list[bytes]:
 
 def lines(con: duckdb.DuckDBPyConnection, match_id: str, first: int, last: int) -> dict[int, str]:
     """``seq -> raw line`` (as read from the source) of one match's lines ``first``..``last``."""
+    return {seq: line.decode("utf-8") for seq, line in _line_bytes(con, match_id, first, last).items()}
+
+
+def _line_bytes(con: duckdb.DuckDBPyConnection, match_id: str, first: int, last: int) -> dict[int, bytes]:
+    """``seq -> the line's UTF-8 bytes`` of one match's lines ``first``..``last``."""
     from queries import sql
 
-    out: dict[int, str] = {}
+    out: dict[int, bytes] = {}
     for seq, raw in con.execute(sql("raw/unpacked"), {"match": match_id, "first": first, "last": last}).fetchall():
-        out[int(seq)] = raw
+        out[int(seq)] = raw.encode("utf-8")
     for codec, seqs, lengths, data in con.execute(sql("raw/blocks"), {"match": match_id, "first": first,
                                                                        "last": last}).fetchall():  # fmt: skip
         for seq, line in zip(seqs, unpack(codec, data, lengths), strict=True):
             if first <= seq <= last:
-                out[int(seq)] = line.decode("utf-8")
+                out[int(seq)] = line
     return out
 
 
@@ -129,23 +136,71 @@ def texts(con: duckdb.DuckDBPyConnection, match_id: str | None, seqs: Sequence[i
 
 def repack(con: duckdb.DuckDBPyConnection, match_id: str) -> None:
     """Pack one match's lines again in full blocks (a match written a few lines at a time, as
-    ``kifu watch`` writes it, ends in many small blocks that compress less)."""
-    text = lines(con, match_id, 1, 2**62)
-    if not text:
+    ``kifu watch`` writes it, ends in many small blocks that compress less).
+
+    The lines are read a window of :data:`REPACK_WINDOW` old blocks at a time and cut into the same
+    blocks :func:`pack` cuts, so memory holds a window's text and the new blocks (compressed), never
+    the whole match: a 1,000-round match is about 200 MB of text, several times that as Python strings.
+    """
+    from queries import sql
+
+    starts = [int(s) for (s,) in con.execute(sql("raw/block_starts"), {"match": match_id}).fetchall()]
+    loose_seqs = [int(s) for (s,) in con.execute(sql("raw/unpacked_seqs"), {"match": match_id}).fetchall()]
+    if not starts and not loose_seqs:
         return
-    seqs = sorted(text)
-    batch = pa.table({"match_id": pa.array([match_id] * len(seqs), type=pa.string()),
-                      "seq": pa.array(seqs, type=pa.int64()),
-                      "raw": pa.array([text[s] for s in seqs], type=pa.string())})  # fmt: skip
-    _, blocks = pack(batch)  # noqa: F841 - read by name below
+    # window edges: block starts, and every BLOCK_LINES-th line still as text; REPACK_WINDOW of them a window
+    edges = sorted(set(starts) | set(loose_seqs[::BLOCK_LINES]))[::REPACK_WINDOW]
+    edges[0] = 1
+    out = _Blocks(match_id)
+    for lo, hi in zip(edges, [*edges[1:], 2**62 + 1], strict=True):
+        window = _line_bytes(con, match_id, lo, hi - 1)
+        for seq in sorted(window):
+            out.add(seq, window[seq])
+    blocks = out.table()  # noqa: F841 - read by name below
     con.execute("delete from raw_blocks where match_id = ?", [match_id])
     con.execute("insert into raw_blocks by name select * from blocks")
     con.execute("update raw_activities set raw = null where match_id = ? and raw is not null", [match_id])
 
 
+class _Blocks:
+    """Lines added in seq order, cut into blocks as :func:`pack` cuts them (at most :data:`BLOCK_LINES`
+    lines and :data:`BLOCK_BYTES` bytes, a longer line alone) and compressed as each one fills."""
+
+    def __init__(self, match_id: str) -> None:
+        self.match_id = match_id
+        self.out: dict[str, list[Any]] = {name: [] for name in BLOCK_SCHEMA.names}
+        self.seqs: list[int] = []
+        self.body: list[bytes] = []
+        self.size = 0
+
+    def add(self, seq: int, line: bytes) -> None:
+        if self.seqs and (len(self.seqs) >= BLOCK_LINES or self.size + len(line) > BLOCK_BYTES):
+            self._flush()
+        self.seqs.append(seq)
+        self.body.append(line)
+        self.size += len(line)
+
+    def _flush(self) -> None:
+        out = self.out
+        out["match_id"].append(self.match_id)
+        out["first_seq"].append(self.seqs[0])
+        out["last_seq"].append(self.seqs[-1])
+        out["codec"].append(CODEC)
+        out["seqs"].append(self.seqs)
+        out["lengths"].append([len(b) for b in self.body])
+        out["data"].append(_CODEC.compress(b"".join(self.body), asbytes=True))
+        self.seqs, self.body, self.size = [], [], 0
+
+    def table(self) -> pa.Table:
+        if self.seqs:
+            self._flush()
+        return pa.table(self.out, schema=BLOCK_SCHEMA)
+
+
 def loose(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Matches whose lines sit in more blocks than :func:`repack` would make (or still as text)."""
+    """Matches whose lines sit in blocks :func:`repack` would join (more than one block that is neither
+    full of lines nor half full of bytes: the match's last block may be short) or still as text."""
     return [m for (m,) in con.execute(
-        f"select match_id from (select match_id, count(*) as n, sum(len(seqs)) as lines from raw_blocks group by 1) "
-        f"where n > ceil(lines / {BLOCK_LINES}) union select distinct match_id from raw_activities where raw is not null "
-        "order by 1").fetchall()]  # fmt: skip
+        f"select match_id from raw_blocks group by 1 having count(*) filter (where len(seqs) < {BLOCK_LINES} "
+        f"and list_sum(lengths) <= {BLOCK_BYTES // 2}) > 1 union select distinct match_id from raw_activities "
+        "where raw is not null order by 1").fetchall()]  # fmt: skip

@@ -582,7 +582,7 @@ def test_a_match_whose_folder_cannot_be_made_is_skipped_and_listed(tmp_path: Pat
     assert len(lines) == 2 and "Traceback" not in err
     assert lines[0].startswith("kifu export: skipped match chaser:" + "é" * 33)
     assert "(207 characters)" in lines[0] and "too long for a folder name (1218 bytes once encoded; at most 255)" in lines[0]
-    assert lines[1] == "kifu export: 1 match(es) skipped, every other one written"
+    assert lines[1] == "kifu export: 1 match skipped, every other one written"
     lc = connect_lake(lake)
     try:
         assert sorted(m for (m,) in lc.execute("select match_id from matches").fetchall()) == ["M-short", "kakomimasu:ok"]
@@ -644,7 +644,7 @@ def test_a_match_the_file_system_refuses_to_take_is_skipped_and_listed(db: Path,
     assert "Traceback" not in err and len(lines) == 3, err
     assert sorted(lines[:2]) == sorted(f"kifu export: skipped match {m}: its files cannot be written (No space left "
                                        "on device)" for m in (full, raw_full))  # fmt: skip
-    assert lines[2] == "kifu export: 2 match(es) skipped, every other one written"
+    assert lines[2] == "kifu export: 2 matches skipped, every other one written"
     assert len(asked) == 3  # the whole table, then the one match; the raw lines of the other
     n = _db_scalar(db, "select count(*) from matches")
     assert f", {n - 2} matches, " in out
@@ -681,7 +681,7 @@ def test_a_match_whose_old_folders_cannot_be_replaced_keeps_them(db: Path, tmp_p
     assert main(["export", "--db", str(db), "--to", str(lake), "--no-progress"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"kifu export: skipped match {stuck}: its folders cannot be replaced (Permission denied)",
-                   "kifu export: 1 match(es) skipped, every other one written"]  # fmt: skip
+                   "kifu export: 1 match skipped, every other one written"]  # fmt: skip
     after = _files(lake)
     assert set(after) == set(before)
     mine = [f for f in after if _match_of(f) == stuck]

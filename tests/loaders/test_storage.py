@@ -164,3 +164,52 @@ def test_kakomimasu_and_chaser_records_come_back_byte_for_byte(tmp_path: Path) -
     assert len(records) == len(kako) + len(chaser) and all(records.values())
     for path in kako + chaser:  # a whole file is one record: its text exactly
         assert path.read_bytes().decode("utf-8") in texts, path.name
+
+
+def test_repack_streams_a_match_into_the_blocks_one_pack_makes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A match stored a few lines at a time (many small blocks, some lines still as text, a line longer than
+    a block) is packed again, a window of old blocks at a time, into exactly the blocks one ``pack`` of all its
+    lines makes, and every line comes back; another match is left as it was."""
+    import pyarrow as pa
+
+    from queries import rawlines
+
+    monkeypatch.setattr(rawlines, "BLOCK_LINES", 7)
+    monkeypatch.setattr(rawlines, "BLOCK_BYTES", 400)
+    monkeypatch.setattr(rawlines, "REPACK_WINDOW", 2)
+    texts = {seq: json.dumps({"seq": seq, "name": "棋譜" * (seq % 5), "pad": "x" * (900 if seq == 41 else seq)})
+             for seq in range(1, 120)}  # fmt: skip
+
+    def table(match: str, seqs: list[int]) -> pa.Table:
+        return pa.table({"match_id": pa.array([match] * len(seqs), type=pa.string()),
+                         "seq": pa.array(seqs, type=pa.int64()),
+                         "raw": pa.array([texts[s] for s in seqs], type=pa.string())})  # fmt: skip
+
+    con = duckdb.connect()
+    con.execute("create table raw_activities (match_id varchar, seq bigint, raw varchar)")
+    con.execute("create table raw_blocks (match_id varchar, first_seq bigint, last_seq bigint, codec varchar, "
+                "seqs bigint[], lengths bigint[], data blob)")  # fmt: skip
+    as_text = {5, 6, 50, 51, 52, 118, 119}
+    for lo in range(1, 120, 3):  # batches of three lines, as a watcher stores them
+        seqs = [s for s in range(lo, min(lo + 3, 120))]
+        rows, blocks = rawlines.pack(table("m", [s for s in seqs if s not in as_text]))  # noqa: F841
+        con.execute("insert into raw_blocks by name select * from blocks")
+        con.execute("insert into raw_activities select match_id, seq, raw from rows")
+        text_rows = table("m", [s for s in seqs if s in as_text])  # noqa: F841
+        con.execute("insert into raw_activities select * from text_rows")
+    other_rows, other = rawlines.pack(table("other", [1, 2, 3]))  # noqa: F841
+    con.execute("insert into raw_blocks by name select * from other")
+    small_blocks = con.execute("select count(*) from raw_blocks where match_id = 'm'").fetchone()[0]
+    assert rawlines.loose(con) == ["m"]
+
+    rawlines.repack(con, "m")
+
+    _, want = rawlines.pack(table("m", sorted(texts)))
+    got = con.execute("select match_id, first_seq, last_seq, codec, seqs, lengths from raw_blocks "
+                      "where match_id = 'm' order by first_seq").fetchall()  # fmt: skip
+    assert got == [tuple(r.values()) for r in want.drop(["data"]).to_pylist()]
+    assert len(want) < small_blocks and max(len(s) for s in want.column("seqs").to_pylist()) <= 7
+    assert rawlines.lines(con, "m", 1, 2**62) == texts
+    assert con.execute("select count(*) from raw_activities where raw is not null").fetchone()[0] == 0
+    assert rawlines.lines(con, "other", 1, 2**62) == {s: texts[s] for s in (1, 2, 3)}
+    assert rawlines.loose(con) == []
