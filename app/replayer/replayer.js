@@ -308,7 +308,9 @@ const KifuReplayer = (() => {
       ui.board.replaceChildren(render ? render(f, ctx) : el("pre", null, JSON.stringify(f.board, null, 1)));
       // controls and list
       ui.range.value = String(k + 1);
-      ui.pos.textContent = (k + 1) + " / " + n;
+      // a game's start position (seq 0, before any action) is step 0: "18 / 18" after the 18th action
+      const base = st.data.frames[st.visible[0]].seq === 0 ? 0 : 1;
+      ui.pos.textContent = (k + base) + " / " + (n - 1 + base);
       ui.back.disabled = ui.first.disabled = k === 0;
       ui.next.disabled = ui.last.disabled = k === n - 1;
       const item = st.items[k];
