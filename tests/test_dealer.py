@@ -238,6 +238,65 @@ class Hoarder(Bot):
             self.emit("play-draw-card", {"is_play_card": False, "yell_uno": False})
 
 
+class Meddler(Bot):
+    """One socket bot among three built-in ones: special logic at its first turn, and right after an accepted play of
+    its own (the turn handed on) one more play, out of turn — until one is answered "Next player invalid." (one
+    judged while a built-in bot's drawn card is awaited is answered "Interrupts are restricted.")."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.told_special = False
+
+    @property
+    def meddled(self) -> bool:
+        return any(e == "play-card" and err == {"message": "Next player invalid."} for e, err, _ in self.acks)
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        if not self.told_special:
+            self.told_special = True
+            self.emit("special-logic", {"title": "meddler"})
+        hand = data["card_of_player"]
+        if self.meddled or data["must_call_draw_card"] or len(hand) < 4:
+            super().next_player(data)
+            return
+        card = next((c for c in hand if _playable(c, data["card_before"]) and c.get("special") is None), None)
+        if card is None:
+            super().next_player(data)
+            return
+        self.got.append(("next-player", data))
+        again = next(c for c in hand if c is not card)
+        self.emit("play-card", {"card_play": card, "yell_uno": False},
+                  then=lambda _: self.emit("play-card", {"card_play": again, "yell_uno": False}))
+
+
+class Stringly(Bot):
+    """Answers a drawn playable card with booleans as strings: ``is_play_card: "true"`` (the program's check passes
+    it), then ``"yes"`` (refused), then ``yell_uno: "false"`` (passes the check, and is JavaScript-true: a yell with
+    more than two cards); past those, as ``Bot``."""
+
+    ANSWERS = [("true", False), ("yes", False), (True, "false")]
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.answers = list(self.ANSWERS)
+        self.held = 0
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        if not self.answers or data["must_call_draw_card"]:
+            super().next_player(data)
+            return
+        self.got.append(("next-player", data))
+        self.held = len(data["card_of_player"])
+        self.emit("draw-card", {}, then=self.drawn)  # always draw, to be asked about the drawn card
+
+    def drawn(self, data: dict[str, Any]) -> None:
+        if not (data.get("can_play_draw_card") and self.answers) or self.held + 1 == 2:
+            super().drawn(data)
+            return
+        play, yell = self.answers.pop(0)
+        self.emit("play-draw-card", {"is_play_card": play, "yell_uno": yell, "color_of_wild": "green"})
+
+
 class _AnsweringHub:
     """A hub whose four players answer inside the send itself: every answer is in the table's inbox before the
     table is back to wait for it (the fastest bot there can be)."""
@@ -645,3 +704,125 @@ def test_the_official_pace_waits_10_ms_three_times_per_card_played(pace: str) ->
         assert took >= 3 * PACE_S * played
     else:
         assert took < 3 * PACE_S * played
+
+
+def _stored_findings(db: Path) -> list[tuple[str, str, str]]:
+    """(player, code, family) of every finding `kifu dealer` stored in ``db`` while it played (what `kifu validate`
+    reports from)."""
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return [tuple(r) for r in con.execute("select player, code, family from violations").fetchall()]
+    finally:
+        con.close()
+
+
+def test_one_socket_bot_with_three_fill_bots_is_judged_not_told_fewer_than_two(tmp_path: Path) -> None:
+    """The setup the docs suggest (one bot, ``--fill`` three): a filled seat is a player at the table, so the
+    bot's special logic and its out-of-turn play are judged — written, answered, the play penalised — never
+    answered "Number of socket client join dealer lower two.".  The stored findings: none of consistency or of the
+    dealer's judgement, and the bot's fault (out of turn) found."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room M", "--rounds", "2", "--seed", "6", "--pace", "official",
+                              "--fill", "greedy", "random", "stacker")  # fmt: skip
+    bot = Meddler(port, "Room M", "meddler").start()
+    _played(proc, bot)
+    assert bot.meddled, "the bot never had a plain card to play with four cards or more"
+    assert not any(err and "lower two" in err.get("message", "") for _, err, _ in bot.acks), bot.acks
+    assert ("special-logic", None, {"title": "meddler"}) in bot.acks
+    plays = [(err, data) for e, err, data in bot.acks if e == "play-card"]
+    assert ({"message": "Next player invalid."}, None) in plays, plays
+    lines = _lines(out)
+    assert any(x["event"] == "special-logic" and x["player"] == bot.code and x["contents"]["title"] == "meddler"
+               for x in lines)  # fmt: skip
+    i = next(i for i, x in enumerate(lines) if x["event"] == "penalty" and x["contents"]["player"] == bot.code
+             and x["contents"]["error"] == "Next player invalid.")  # fmt: skip
+    assert lines[i - 1]["event"] == "play-card" and lines[i - 1]["player"] == bot.code  # written, then penalised
+    assert any(e == "penalty" and d["player"] == bot.code for e, d in bot.got)  # and told
+    assert _findings(out) == []
+    stored = _stored_findings(tmp_path / "k.duckdb")
+    assert [f for f in stored if f[2] != PLAYER_RULE] == [], stored
+    assert (bot.code, "turn-owner", PLAYER_RULE) in stored, stored
+
+
+def test_an_action_before_the_match_starts_is_answered_as_the_program_answers_it(tmp_path: Path) -> None:
+    """Before the match: alone at the table, "lower two" and the socket closed; with another player there, the
+    program's handler fails on the game state it has not made yet and answers that error as JSON — an empty
+    object, no data; nothing is written."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room P", "--rounds", "1", "--fill", "greedy", "greedy")
+    first = Bot(port, "Room P", "first").start()
+    deadline = time.monotonic() + 10
+    while not first.code and time.monotonic() < deadline:
+        time.sleep(0.05)
+    first.emit("play-card", {"card_play": {"color": "red", "number": 1}, "yell_uno": False})
+    first.emit("special-logic", {"title": "early"})
+    while len(first.acks) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert first.acks[1:] == [("play-card", {}, None), ("special-logic", {}, None)], first.acks
+    _played(proc, first, Bot(port, "Room P", "second").start())
+    assert not any(x["event"] in ("play-card", "special-logic") and x.get("contents", {}).get("title") == "early"
+                   for x in _lines(out))  # fmt: skip
+    assert _findings(out) == []
+
+
+def test_an_action_before_the_match_alone_at_the_table_is_told_lower_two_and_let_go(tmp_path: Path) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Room Q", "--rounds", "1", "--join-wait", "3")
+    alone = Bot(port, "Room Q", "alone").start()
+    deadline = time.monotonic() + 10
+    while not alone.code and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alone.emit("draw-card", {})
+    while alone.sio.connected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ("draw-card", {"message": "Number of socket client join dealer lower two."}, None) in alone.acks
+    assert not alone.sio.connected  # closed by the dealer
+    _played(proc, alone, timeout=60, exit_code=1)
+
+
+def test_boolean_strings_pass_the_program_s_check_and_others_are_penalised(tmp_path: Path) -> None:
+    """As the program checks ``is_play_card`` and ``yell_uno`` (``String(v)`` is "true" or "false"): the string
+    "true" is accepted, "yes" is penalised "Param is play card invalie.", and the string "false" passes the check
+    but is JavaScript-true — a yell with more than two cards, "Can not say uno and play card."; each refusal
+    written, then the penalty."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room K", "--rounds", "4", "--seed", "8",
+                              "--fill", "greedy", "greedy", "greedy")  # fmt: skip
+    bot = Stringly(port, "Room K", "stringly").start()
+    _played(proc, bot)
+    assert not bot.answers, "the bot drew no playable card three times in 4 rounds (seed 8)"
+    answers = [(err, data) for e, err, data in bot.acks if e == "play-draw-card"][:3]
+    assert answers == [(None, {"is_play_card": "true", "yell_uno": False, "color_of_wild": "green"}),
+                       ({"message": "Param is play card invalie."}, None),
+                       ({"message": "Can not say uno and play card."}, None)], answers  # fmt: skip
+    lines = _lines(out)
+    mine = [i for i, x in enumerate(lines) if x["event"] == "play-draw-card" and x["player"] == bot.code][:3]
+    assert [(lines[i]["contents"]["is_play_card"], lines[i]["contents"]["yell_uno"]) for i in mine] == \
+        [("true", False), ("yes", False), (True, "false")]  # written as sent
+    assert "card_play" in lines[mine[0]]["contents"] and lines[mine[0] + 1]["event"] != "penalty"
+    assert [lines[i + 1]["contents"].get("error") for i in mine[1:]] == \
+        ["Param is play card invalie.", "Can not say uno and play card."]  # fmt: skip
+    assert _findings(out) == []
+
+
+class Undecided(Bot):
+    """Never answers color-of-wild (its colour times out); plays its wilds with a colour."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.sio.on("color-of-wild", lambda data: self.got.append(("color-of-wild", data)))
+
+
+def test_update_color_follows_each_colour_written_by_a_play_or_an_answer_never_a_timeout(tmp_path: Path) -> None:
+    """The program broadcasts update-color after every wild and wild draw 4 played (play-card, play-draw-card) and
+    after an accepted color-of-wild, never after a color-of-wild timeout: one update-color per color-of-wild line,
+    each with that line's colour."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room U", "--rounds", "6", "--seed", "2", "--timeout-ms", "400",
+                              "--fill", "greedy", "random", "stacker")  # fmt: skip
+    bot = Undecided(port, "Room U", "undecided").start()
+    _played(proc, bot)
+    lines = _lines(out)
+    colours = [x["contents"]["color_of_wild"] for x in lines if x["event"] == "color-of-wild"]
+    told = [d["color"] for e, d in bot.got if e == "update-color"]
+    assert told == colours and told, (told, colours)
+    timed_out = [x for x in lines if x["event"] == "penalty" and x["contents"]["error"] == "color-of-wild timeout"]
+    assert timed_out or not any(e == "color-of-wild" for e, _ in bot.got), "asked a colour, never timed out"
+    assert _findings(out, short_clock=True) == []
