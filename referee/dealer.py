@@ -469,12 +469,16 @@ class DealerTable(AlgoriTable):
         return c
 
     def _accepted(self, event: str, p: str, card: Card, c: dict[str, Any]) -> None:
-        """An accepted play: its line, the dealer's colour line after a wild, a wild shuffle's new hands."""
+        """An accepted play: its line, the dealer's colour line after a wild, a wild shuffle's new hands.  A drawn
+        wild's colour line comes after the next player is told, as the program writes it (its play-draw-card
+        handler hands the turn over first), with the play's turn number."""
         s = self.state
         self._emit(event, p, c)
         self.discards.append(card)
         self.white_fresh = card.special == "white_wild" and bool(self.state.hand(p))
         if card.special in ("wild", "wild_draw_4"):
+            if event == "play-draw-card" and T.handover_due(self.state):
+                self._hand_over()
             self._emit("color-of-wild", p, {"color_of_wild": c["color_of_wild"], "number_turn_play": s.turn_no})
         elif card.special == "wild_shuffle":
             self._shuffle(p)

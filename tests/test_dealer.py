@@ -826,3 +826,115 @@ def test_update_color_follows_each_colour_written_by_a_play_or_an_answer_never_a
     timed_out = [x for x in lines if x["event"] == "penalty" and x["contents"]["error"] == "color-of-wild timeout"]
     assert timed_out or not any(e == "color-of-wild" for e, _ in bot.got), "asked a colour, never timed out"
     assert _findings(out, short_clock=True) == []
+
+
+class Obstinate(Bot):
+    """The first time it must draw, it plays a card instead (once)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.refused = False
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        if self.refused or not data["must_call_draw_card"]:
+            super().next_player(data)
+            return
+        self.got.append(("next-player", data))
+        self.refused = True
+        self.emit("play-card", {"card_play": data["card_of_player"][0], "yell_uno": False})
+
+
+def test_a_play_while_a_draw_is_owed_is_penalised_then_the_owed_draw_is_made(tmp_path: Path) -> None:
+    """As the program's ``handlePenalty`` → ``skipPlayer`` → ``handleDrawCard``: the play is written, penalised
+    "Can not play card.", and the owed cards are then drawn (a draw-card line, the player told with a
+    receiver-card that is not a penalty's) before the turn is handed on."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room O", "--rounds", "4", "--seed", "5",
+                              "--fill", "stacker", "stacker", "stacker")  # fmt: skip
+    bot = Obstinate(port, "Room O", "obstinate").start()
+    _played(proc, bot)
+    assert bot.refused, "never had to draw in 4 rounds (seed 5)"
+    assert ("play-card", {"message": "Can not play card."}, None) in bot.acks
+    lines = _lines(out)
+    i = next(i for i, x in enumerate(lines) if x["event"] == "penalty" and x["contents"]["error"] == "Can not play card.")
+    assert lines[i - 1]["event"] == "play-card" and lines[i - 1]["player"] == bot.code
+    drawn = lines[i + 1]
+    assert drawn["event"] == "draw-card" and drawn["player"] == bot.code and drawn["contents"]["is_draw"]
+    assert drawn["contents"]["draw_reason"] != "nothing" and len(drawn["contents"]["card_draw"]) >= 1
+    assert lines[i + 2]["event"] in ("next-player", "finish-turn")
+    received = [d for e, d in bot.got if e == "receiver-card"]
+    j = next(k for k, d in enumerate(received) if d["is_penalty"])
+    assert received[j + 1] == {"cards_receive": drawn["contents"]["card_draw"], "is_penalty": False}
+    assert _findings(out) == []
+
+
+def test_a_drawn_wild_s_colour_line_comes_after_the_next_player_as_the_program_writes_it() -> None:
+    """The program's play-draw-card handler hands the turn over before it writes a drawn wild's colour (and
+    broadcasts update-color); play-card writes the colour first.  The validator reads both orders."""
+    from referee import bots
+    from referee.dealer import DealerTable, Inbox
+    from referee.match import Seat
+    from rules.uno.profile import get as get_profile
+
+    seats = [Seat(f"P-{i:08d}", f"{k}-{i}", bots.builtin(k, i))
+             for i, k in zip(range(1, 5), ["greedy", "random", "stacker", "greedy"])]  # fmt: skip
+    table = DealerTable(get_profile("algori-2023/skip_bind_2"), seats, _NoSockets(), Inbox(), remote=set(), seed=1,
+                        rounds=10, dealer="Order", dealer_code="D-00000001")  # fmt: skip
+    lines: list[bytes] = []
+    table.play(lines.append)
+    ev = [orjson.loads(x) for x in lines]
+    wild = ("wild", "wild_draw_4")
+    drawn = [i for i, x in enumerate(ev) if x["event"] == "play-draw-card" and x["contents"].get("is_play_card")
+             and (x["contents"].get("card_play") or {}).get("special") in wild]  # fmt: skip
+    played = [i for i, x in enumerate(ev) if x["event"] == "play-card"
+              and (x["contents"].get("card_play") or {}).get("special") in wild]  # fmt: skip
+    assert drawn and played
+    for i in drawn:
+        assert [ev[i + 1]["event"], ev[i + 2]["event"]] == ["next-player", "color-of-wild"], ev[i:i + 3]
+        assert ev[i + 2]["contents"]["number_turn_play"] == ev[i]["contents"]["number_turn_play"]
+    for i in played:
+        assert ev[i + 1]["event"] == "color-of-wild"
+    _, found = replay_lines(ev)
+    assert [v for v in found if v.family != PLAYER_RULE] == []
+
+
+class Forgetful(Bot):
+    """Once, at two cards, plays without yelling UNO and at once points at itself (the program does not forbid a
+    self-pointing)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.forgot = False
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        hand, top = data["card_of_player"], data["card_before"]
+        card = next((c for c in hand if _playable(c, top) and c.get("special") is None), None)
+        if self.forgot or data["must_call_draw_card"] or len(hand) != 2 or card is None:
+            super().next_player(data)
+            return
+        self.got.append(("next-player", data))
+        self.forgot = True
+        self.emit("play-card", {"card_play": card, "yell_uno": False})
+        self.emit("pointed-not-say-uno", {"target": self.code})
+
+
+def test_a_missed_uno_is_told_as_the_program_tells_it(tmp_path: Path) -> None:
+    """The program's pointed-not-say-uno handler: the pointing written, then the target's two cards sent as a
+    receiver-card with ``is_penalty: false``, the penalty line and its broadcast, and only then the pointing's
+    broadcast; the answer echoes the message."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room N", "--rounds", "6", "--seed", "4", "--pace", "official",
+                              "--fill", "greedy", "greedy", "greedy")  # fmt: skip
+    bot = Forgetful(port, "Room N", "forgetful").start()
+    _played(proc, bot, timeout=300)
+    assert bot.forgot, "never held two cards with a plain card to play in 6 rounds (seed 4)"
+    assert ("pointed-not-say-uno", None, {"target": bot.code}) in bot.acks, bot.acks
+    lines = _lines(out)
+    i = next(i for i, x in enumerate(lines) if x["event"] == "pointed-not-say-uno")
+    assert lines[i]["player"] == lines[i]["contents"]["target"] == bot.code
+    assert lines[i]["contents"]["have_say_uno"] is False and len(lines[i]["contents"]["card_of_player"]) == 1
+    assert lines[i + 1]["event"] == "penalty" and lines[i + 1]["contents"]["error"] == "Did not say uno."
+    cards = lines[i + 1]["contents"]["cards_receive"]
+    told = [(e, d) for e, d in bot.got if e in ("receiver-card", "penalty", "pointed-not-say-uno")]
+    k = told.index(("receiver-card", {"cards_receive": cards, "is_penalty": False}))
+    assert [e for e, _ in told[k:k + 3]] == ["receiver-card", "penalty", "pointed-not-say-uno"], told[k:k + 3]
+    assert told[k + 2][1] == {"pointer": bot.code, "target": bot.code, "have_say_uno": False}
+    assert _findings(out) == []
