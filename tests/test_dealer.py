@@ -855,7 +855,8 @@ def test_a_play_while_a_draw_is_owed_is_penalised_then_the_owed_draw_is_made(tmp
     assert bot.refused, "never had to draw in 4 rounds (seed 5)"
     assert ("play-card", {"message": "Can not play card."}, None) in bot.acks
     lines = _lines(out)
-    i = next(i for i, x in enumerate(lines) if x["event"] == "penalty" and x["contents"]["error"] == "Can not play card.")
+    i = next(i for i, x in enumerate(lines)
+             if x["event"] == "penalty" and x["contents"]["error"] == "Can not play card.")  # fmt: skip
     assert lines[i - 1]["event"] == "play-card" and lines[i - 1]["player"] == bot.code
     drawn = lines[i + 1]
     assert drawn["event"] == "draw-card" and drawn["player"] == bot.code and drawn["contents"]["is_draw"]
