@@ -939,3 +939,41 @@ def test_a_missed_uno_is_told_as_the_program_tells_it(tmp_path: Path) -> None:
     assert [e for e, _ in told[k:k + 3]] == ["receiver-card", "penalty", "pointed-not-say-uno"], told[k:k + 3]
     assert told[k + 2][1] == {"pointer": bot.code, "target": bot.code, "have_say_uno": False}
     assert _findings(out) == []
+
+
+class Shapes(Bot):
+    """Plays one malformed card a turn (while it need not draw), in the order of ``SHAPES``; then as ``Bot``."""
+
+    SHAPES = [({"color": "red", "number": ""}, "Param card play invalid."),  # "" is no number (JavaScript falsy)
+              ({"color": "red", "special": False}, "Param card play invalid."),
+              ({"color": "", "number": 3}, "Card play invalid."),  # no colour: checked as a whole, no such card
+              ({"color": "red", "number": "3"}, "Number card play invalid."),
+              ({"color": "red", "number": 3, "special": None}, "Card play invalid.")]  # fmt: skip
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.shapes = [s for s, _ in self.SHAPES]
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        if not self.shapes or data["must_call_draw_card"] or len(data["card_of_player"]) >= 22:
+            super().next_player(data)
+            return
+        self.got.append(("next-player", data))
+        self.emit("play-card", {"card_play": self.shapes.pop(0), "yell_uno": False})
+
+
+def test_card_shapes_are_checked_with_the_program_s_javascript_tests(tmp_path: Path) -> None:
+    """``hasValidateError``: a falsy field counts as absent (0 excepted), a number must be one of 0–9 (a string is
+    not), and the object must be one of the deck's cards exactly (an extra ``special: null`` is not).  Each
+    refusal written, penalised and answered with the program's text."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room Z", "--rounds", "3", "--seed", "9",
+                              "--fill", "greedy", "greedy", "greedy")  # fmt: skip
+    bot = Shapes(port, "Room Z", "shapes").start()
+    _played(proc, bot)
+    assert not bot.shapes, "fewer turns than shapes"
+    answers = [err for e, err, _ in bot.acks if e == "play-card" and err is not None][:len(Shapes.SHAPES)]
+    assert answers == [{"message": m} for _, m in Shapes.SHAPES], answers
+    lines = _lines(out)
+    errors = [x["contents"]["error"] for x in lines if x["event"] == "penalty" and x["contents"]["player"] == bot.code]
+    assert errors[:len(Shapes.SHAPES)] == [m for _, m in Shapes.SHAPES], errors
+    assert _findings(out) == []

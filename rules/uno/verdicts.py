@@ -51,20 +51,26 @@ def bool_param_error(v: Any, required: str, invalid: str) -> str | None:
     return None
 
 
+def _js_zero(v: Any) -> bool:
+    """``v === 0`` in JavaScript (a JSON 0 or 0.0; never ``false``)."""
+    return type(v) in (int, float) and v == 0
+
+
 def card_object_error(raw: Any) -> str | None:
-    """Step 3 of play-card: the card object itself (rules digest §2.1)."""
-    if raw is None or raw is E.MISSING or raw == "" or raw is False or raw == 0:
+    """Step 3 of play-card: the card object itself (rules digest §2.1), with the program's JavaScript tests
+    (``hasValidateError``): a field that is falsy (``""``, ``false``, ``null``, absent) counts as not given, the
+    number 0 excepted."""
+    if not truthy(raw) or _js_zero(raw):
         return "Card play is required."
-    if not isinstance(raw, dict) or (raw.get("number") is None and raw.get("special") is None):
+    number, special, color = (raw.get(k) for k in ("number", "special", "color")) if isinstance(raw, dict) \
+        else (None, None, None)  # fmt: skip
+    if not isinstance(raw, dict) or (not truthy(number) and not _js_zero(number) and not truthy(special)):
         return "Param card play invalid."
-    special = raw.get("special")
-    if special is not None and special not in SPECIALS:
+    if truthy(special) and special not in SPECIALS:
         return "Special card play invalid."
-    color = raw.get("color")
-    if color is not None and color not in ALL_COLORS:
+    if truthy(color) and color not in ALL_COLORS:
         return "Color card play invalid."
-    number = raw.get("number")
-    if number is not None and (type(number) is not int or not 0 <= number <= 9):
+    if (truthy(number) or _js_zero(number)) and (type(number) is not int or not 0 <= number <= 9):
         return "Number card play invalid."
     card = E.card_of(raw)
     if card is None or not card.is_real_face():
