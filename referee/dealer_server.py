@@ -50,7 +50,8 @@ class _InOrder(socketio.AsyncManager):
 
 class _Json:
     """The packets' JSON: written by orjson (the payloads' key order kept, as the stdlib module keeps it), read
-    by the stdlib module (which takes whatever a client's JSON library may write, NaN included)."""
+    by the stdlib module (which takes whatever a client's JSON library may write, NaN included).  An integer past
+    2**53 is read as JavaScript reads it, a float: the log (orjson) holds no integer past 64 bits."""
 
     @staticmethod
     def dumps(obj: Any, **_: Any) -> str:
@@ -58,7 +59,14 @@ class _Json:
 
     @staticmethod
     def loads(text: str | bytes, **kw: Any) -> Any:
-        return json.loads(text, **kw)
+        return json.loads(text, parse_int=_js_int, **kw)
+
+
+def _js_int(digits: str) -> int | float:
+    n = int(digits)
+    if -(2**53) <= n <= 2**53:
+        return n
+    return float(n) if len(digits) < 300 else float("-inf" if n < 0 else "inf")  # past 1e308: JavaScript's Infinity
 
 
 @dataclass

@@ -977,3 +977,43 @@ def test_card_shapes_are_checked_with_the_program_s_javascript_tests(tmp_path: P
     errors = [x["contents"]["error"] for x in lines if x["event"] == "penalty" and x["contents"]["player"] == bot.code]
     assert errors[:len(Shapes.SHAPES)] == [m for _, m in Shapes.SHAPES], errors
     assert _findings(out) == []
+
+
+class Typed(Bot):
+    """At its first turn: special logic titled with a list of one long string (its ``length`` is 1), with a long
+    number (no ``length``: never too long) and with ``false`` (no title); a pointing at target ``0`` (no target);
+    then its play with ``color_of_wild: ""`` on a card that is not a wild (a falsy colour is no colour)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.done = False
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        hand, top = data["card_of_player"], data["card_before"]
+        card = next((c for c in hand if _playable(c, top) and c.get("color") not in ("black", "white")), None)
+        if self.done or data["must_call_draw_card"] or card is None or len(hand) < 3:
+            super().next_player(data)
+            return
+        self.got.append(("next-player", data))
+        self.done = True
+        for title in (["x" * 40], 10**40, False):
+            self.emit("special-logic", {"title": title})
+        self.emit("pointed-not-say-uno", {"target": 0})
+        self.emit("play-card", {"card_play": card, "yell_uno": False, "color_of_wild": ""})
+
+
+def test_typed_fields_are_checked_as_the_program_checks_them(tmp_path: Path) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Room Y", "--rounds", "2", "--seed", "3",
+                              "--fill", "greedy", "greedy", "greedy")  # fmt: skip
+    bot = Typed(port, "Room Y", "typed").start()
+    _played(proc, bot)
+    assert bot.done
+    special = [err for e, err, _ in bot.acks if e == "special-logic"]
+    assert special == [None, None, {"message": "Param title invalid."}], special
+    assert ("pointed-not-say-uno", {"message": "Player name is required."}, None) in bot.acks
+    play = next((err, data) for e, err, data in bot.acks if e == "play-card")
+    assert play[0] is None and play[1]["color_of_wild"] == "", play
+    lines = _lines(out)
+    errors = [x["contents"]["error"] for x in lines if x["event"] == "penalty" and x["contents"]["player"] == bot.code]
+    assert errors[:2] == ["Param title invalid.", "Player name is required."], errors
+    assert _findings(out) == []

@@ -81,7 +81,7 @@ def card_object_error(raw: Any) -> str | None:
 def _colour_errors(card: Card, color_raw: Any, has_color: bool) -> str | None:
     if card.special in ("wild", "wild_draw_4") and not truthy(color_raw):
         return "Color of wild is required."
-    if has_color and color_raw is not None and color_raw not in COLORS:
+    if has_color and truthy(color_raw) and color_raw not in COLORS:  # the program: a falsy colour is no colour
         return "Color wild invalid."
     return None
 
@@ -160,11 +160,12 @@ def color_of_wild(s: GameState, ev: E.ColorOfWild) -> str | None:
 
 def special_logic(s: GameState, ev: E.SpecialLogic) -> str | None:
     title = ev.title_raw
-    if title is E.MISSING or title is None or title == "":
+    if not truthy(title) or _js_zero(title):
         return "Param title invalid."
-    if not isinstance(title, str):
-        title = js_string(title)
-    if len(title.encode("utf-16-le")) // 2 > TITLE_MAX:
+    # the program compares ``title.length``: a string's UTF-16 units, a list's items; other values have none
+    length = len(title.encode("utf-16-le")) // 2 if isinstance(title, str) else len(title) if isinstance(title, list) \
+        else 0  # fmt: skip
+    if length > TITLE_MAX:
         return "Special logic title too long."
     return None
 
@@ -172,7 +173,7 @@ def special_logic(s: GameState, ev: E.SpecialLogic) -> str | None:
 def pointing(s: GameState, ev: E.PointedNotSayUno) -> str | None:
     """Error for the pointer; "Out of target." (no penalty); "Did not say uno." (target penalised); None."""
     target = ev.target
-    if target is None or target is E.MISSING or target == "":
+    if not truthy(target) or _js_zero(target):  # the program: a falsy target is no target
         return "Player name is required."
     if target not in s.seats:
         return "Player name invalid."
