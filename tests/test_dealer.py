@@ -743,6 +743,10 @@ def test_one_socket_bot_with_three_fill_bots_is_judged_not_told_fewer_than_two(t
     stored = _stored_findings(tmp_path / "k.duckdb")
     assert [f for f in stored if f[2] != PLAYER_RULE] == [], stored
     assert (bot.code, "turn-owner", PLAYER_RULE) in stored, stored
+    report = subprocess.run([sys.executable, "-m", "kifu.cli", "validate", "--db", str(tmp_path / "k.duckdb"),
+                             "--player", bot.code, "--format", "json"],
+                            cwd=REPO, capture_output=True, text=True, timeout=120).stdout  # fmt: skip
+    assert "turn-owner" in report and "Next player invalid." in report, report[:2000]
 
 
 def test_an_action_before_the_match_starts_is_answered_as_the_program_answers_it(tmp_path: Path) -> None:
