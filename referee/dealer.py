@@ -191,12 +191,14 @@ class DealerTable(AlgoriTable):
             out = {"challenger": player, "target": c["target"], "is_challenge": c["is_challenge"]}
             if c["is_challenge"]:
                 out["is_challenge_success"] = r.get("is_challenge_success")
+            hub.broadcast("challenge", out)  # then the cards, as the program sends them (the challenge handler)
+            if c["is_challenge"]:
                 self._send(r["player"], "receiver-card", {"cards_receive": r["cards_receive"], "is_penalty": False})
-            hub.broadcast("challenge", out)
         elif event == "pointed-not-say-uno":
             hub.broadcast(event, {"pointer": c["pointer"], "target": c["target"], "have_say_uno": c["have_say_uno"]})
-        elif event == "penalty":
-            self._send(c["player"], "receiver-card", {"cards_receive": c["cards_receive"], "is_penalty": True})
+        elif event == "penalty":  # a missed UNO's cards are sent as the program sends them: is_penalty false
+            self._send(c["player"], "receiver-card", {"cards_receive": c["cards_receive"],
+                                                      "is_penalty": c["error"] != "Did not say uno."})
             hub.broadcast("penalty", {"player": c["player"], "number_card_of_player": counts.get(c["player"]),
                                       "error": c["error"]})  # fmt: skip
         elif event == "finish-turn":
@@ -286,7 +288,8 @@ class DealerTable(AlgoriTable):
                 return
             if m.event != "disconnect":
                 self._wait(1)
-            self.side(m)
+            # while a built-in bot's drawn card or colour is awaited the gate is closed: interrupts are restricted
+            self.side(m, restricted=self.state.in_round and self.state.gate in ("play-draw", "color"))
 
     def _told(self) -> str | None:
         """The player the table has told to act and will wait for next, if any."""
@@ -466,12 +469,16 @@ class DealerTable(AlgoriTable):
         return c
 
     def _accepted(self, event: str, p: str, card: Card, c: dict[str, Any]) -> None:
-        """An accepted play: its line, the dealer's colour line after a wild, a wild shuffle's new hands."""
+        """An accepted play: its line, the dealer's colour line after a wild, a wild shuffle's new hands.  A drawn
+        wild's colour line comes after the next player is told, as the program writes it (its play-draw-card
+        handler hands the turn over first), with the play's turn number."""
         s = self.state
         self._emit(event, p, c)
         self.discards.append(card)
         self.white_fresh = card.special == "white_wild" and bool(self.state.hand(p))
         if card.special in ("wild", "wild_draw_4"):
+            if event == "play-draw-card" and T.handover_due(self.state):
+                self._hand_over()
             self._emit("color-of-wild", p, {"color_of_wild": c["color_of_wild"], "number_turn_play": s.turn_no})
         elif card.special == "wild_shuffle":
             self._shuffle(p)
@@ -571,18 +578,25 @@ class DealerTable(AlgoriTable):
         probe = E.to_event({"seq": 0, "event": "pointed-not-say-uno", "player": p, "turn": s.round_no,
                             "contents": {"pointer": p, "target": target}})  # fmt: skip
         verdict = V.pointing(s, probe)  # type: ignore[arg-type]
-        if verdict == "Out of target." or not s.in_round:
+        if not s.in_round:
             m.error("Out of target.")
             return
-        c = {"pointer": p, "target": target, "have_say_uno": verdict is None,
+        said = bool(s.yell.get(target, False)) if isinstance(target, str) else False
+        c = {"pointer": p, "target": target, "have_say_uno": said,
              "card_of_player": _hand(s.hand(target)) if isinstance(target, str) and target in s.seats else []}
         if verdict in E.POINT_ERRORS:
             self._refused_line(m, verdict, c)  # type: ignore[arg-type]
             return
-        self._emit("pointed-not-say-uno", p, c)
-        if verdict == "Did not say uno.":
+        # the program writes the line before its checks: "Out of target." is written, then only answered
+        self._emit("pointed-not-say-uno", p, c, tell=False)
+        if verdict == "Out of target.":
+            m.error(verdict)
+            return
+        if verdict == "Did not say uno.":  # the target's cards and the penalty told first, then the pointing
             self._penalise(target, verdict)  # type: ignore[arg-type]
-        m.ok({"pointer": p, "target": target, "have_say_uno": verdict is None})
+            self.deadline = time.monotonic() + self.timeout_s  # the program restarts the clock of the player to act
+        self.hub.broadcast("pointed-not-say-uno", {"pointer": p, "target": target, "have_say_uno": said})
+        m.ok(m.data)
 
     def _disconnect_line(self, code: str, sid: str) -> None:
         """The dealer's ``disconnect`` line: no turn, no desk, the socket id as contents."""

@@ -50,7 +50,8 @@ class _InOrder(socketio.AsyncManager):
 
 class _Json:
     """The packets' JSON: written by orjson (the payloads' key order kept, as the stdlib module keeps it), read
-    by the stdlib module (which takes whatever a client's JSON library may write, NaN included)."""
+    by the stdlib module (which takes whatever a client's JSON library may write, NaN included).  An integer past
+    2**53 is read as JavaScript reads it, a float: the log (orjson) holds no integer past 64 bits."""
 
     @staticmethod
     def dumps(obj: Any, **_: Any) -> str:
@@ -58,7 +59,14 @@ class _Json:
 
     @staticmethod
     def loads(text: str | bytes, **kw: Any) -> Any:
-        return json.loads(text, **kw)
+        return json.loads(text, parse_int=_js_int, **kw)
+
+
+def _js_int(digits: str) -> int | float:
+    n = int(digits)
+    if -(2**53) <= n <= 2**53:
+        return n
+    return float(n) if len(digits) < 300 else float("-inf" if n < 0 else "inf")  # past 1e308: JavaScript's Infinity
 
 
 @dataclass
@@ -191,7 +199,7 @@ class DealerServer:
             if code is None:
                 return {"message": "Dealer not found."}, None
             if not self.started:
-                return {"message": "Number of socket client join dealer lower two."}, None
+                return self._before_start(code)
             assert self.loop is not None
             fut: asyncio.Future[tuple[Any, Any]] = self.loop.create_future()
             self.inbox.put(Message(code, event, data, lambda e, d: self._post("answer", fut, e, d), sid))
@@ -201,6 +209,16 @@ class DealerServer:
                 return {"message": "The match is over."}, None
 
         return handle
+
+    def _before_start(self, code: str) -> tuple[Any, Any]:
+        """An action before the match starts, answered as the program answers it: with fewer than two players at
+        the table (sockets joined, and the seats ``--fill`` takes) the socket-count error, and the socket closed;
+        else the program's handler reads a game state it has not made yet and fails (a ``TypeError``), whose
+        answer is that error as JSON: an empty object, no data.  Nothing is written."""
+        if len(self.sid_of) + len(self.opts.fill) < 2:
+            self.drop(code)
+            return {"message": "Number of socket client join dealer lower two."}, None
+        return {}, None
 
     def _join_error(self, sid: str, data: Any) -> str | None:
         if not isinstance(data, dict) or not isinstance(data.get("room_name"), str) or not data["room_name"]:

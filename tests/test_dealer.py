@@ -238,6 +238,65 @@ class Hoarder(Bot):
             self.emit("play-draw-card", {"is_play_card": False, "yell_uno": False})
 
 
+class Meddler(Bot):
+    """One socket bot among three built-in ones: special logic at its first turn, and right after an accepted play of
+    its own (the turn handed on) one more play, out of turn — until one is answered "Next player invalid." (one
+    judged while a built-in bot's drawn card is awaited is answered "Interrupts are restricted.")."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.told_special = False
+
+    @property
+    def meddled(self) -> bool:
+        return any(e == "play-card" and err == {"message": "Next player invalid."} for e, err, _ in self.acks)
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        if not self.told_special:
+            self.told_special = True
+            self.emit("special-logic", {"title": "meddler"})
+        hand = data["card_of_player"]
+        if self.meddled or data["must_call_draw_card"] or len(hand) < 4:
+            super().next_player(data)
+            return
+        card = next((c for c in hand if _playable(c, data["card_before"]) and c.get("special") is None), None)
+        if card is None:
+            super().next_player(data)
+            return
+        self.got.append(("next-player", data))
+        again = next(c for c in hand if c is not card)
+        self.emit("play-card", {"card_play": card, "yell_uno": False},
+                  then=lambda _: self.emit("play-card", {"card_play": again, "yell_uno": False}))
+
+
+class Stringly(Bot):
+    """Answers a drawn playable card with booleans as strings: ``is_play_card: "true"`` (the program's check passes
+    it), then ``"yes"`` (refused), then ``yell_uno: "false"`` (passes the check, and is JavaScript-true: a yell with
+    more than two cards); past those, as ``Bot``."""
+
+    ANSWERS = [("true", False), ("yes", False), (True, "false")]
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.answers = list(self.ANSWERS)
+        self.held = 0
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        if not self.answers or data["must_call_draw_card"]:
+            super().next_player(data)
+            return
+        self.got.append(("next-player", data))
+        self.held = len(data["card_of_player"])
+        self.emit("draw-card", {}, then=self.drawn)  # always draw, to be asked about the drawn card
+
+    def drawn(self, data: dict[str, Any]) -> None:
+        if not (data.get("can_play_draw_card") and self.answers) or self.held + 1 == 2:
+            super().drawn(data)
+            return
+        play, yell = self.answers.pop(0)
+        self.emit("play-draw-card", {"is_play_card": play, "yell_uno": yell, "color_of_wild": "green"})
+
+
 class _AnsweringHub:
     """A hub whose four players answer inside the send itself: every answer is in the table's inbox before the
     table is back to wait for it (the fastest bot there can be)."""
@@ -645,3 +704,320 @@ def test_the_official_pace_waits_10_ms_three_times_per_card_played(pace: str) ->
         assert took >= 3 * PACE_S * played
     else:
         assert took < 3 * PACE_S * played
+
+
+def _stored_findings(db: Path) -> list[tuple[str, str, str]]:
+    """(player, code, family) of every finding `kifu dealer` stored in ``db`` while it played (what `kifu validate`
+    reports from)."""
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return [tuple(r) for r in con.execute("select player, code, family from violations").fetchall()]
+    finally:
+        con.close()
+
+
+def test_one_socket_bot_with_three_fill_bots_is_judged_not_told_fewer_than_two(tmp_path: Path) -> None:
+    """The setup the docs suggest (one bot, ``--fill`` three): a filled seat is a player at the table, so the
+    bot's special logic and its out-of-turn play are judged — written, answered, the play penalised — never
+    answered "Number of socket client join dealer lower two.".  The stored findings: none of consistency or of the
+    dealer's judgement, and the bot's fault (out of turn) found."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room M", "--rounds", "2", "--seed", "6", "--pace", "official",
+                              "--fill", "greedy", "random", "stacker")  # fmt: skip
+    bot = Meddler(port, "Room M", "meddler").start()
+    _played(proc, bot)
+    assert bot.meddled, "the bot never had a plain card to play with four cards or more"
+    assert not any(err and "lower two" in err.get("message", "") for _, err, _ in bot.acks), bot.acks
+    assert ("special-logic", None, {"title": "meddler"}) in bot.acks
+    plays = [(err, data) for e, err, data in bot.acks if e == "play-card"]
+    assert ({"message": "Next player invalid."}, None) in plays, plays
+    lines = _lines(out)
+    assert any(x["event"] == "special-logic" and x["player"] == bot.code and x["contents"]["title"] == "meddler"
+               for x in lines)  # fmt: skip
+    i = next(i for i, x in enumerate(lines) if x["event"] == "penalty" and x["contents"]["player"] == bot.code
+             and x["contents"]["error"] == "Next player invalid.")  # fmt: skip
+    assert lines[i - 1]["event"] == "play-card" and lines[i - 1]["player"] == bot.code  # written, then penalised
+    assert any(e == "penalty" and d["player"] == bot.code for e, d in bot.got)  # and told
+    assert _findings(out) == []
+    stored = _stored_findings(tmp_path / "k.duckdb")
+    assert [f for f in stored if f[2] != PLAYER_RULE] == [], stored
+    assert (bot.code, "turn-owner", PLAYER_RULE) in stored, stored
+    report = subprocess.run([sys.executable, "-m", "kifu.cli", "validate", "--db", str(tmp_path / "k.duckdb"),
+                             "--player", bot.code, "--format", "json"],
+                            cwd=REPO, capture_output=True, text=True, timeout=120).stdout  # fmt: skip
+    assert "turn-owner" in report and "Next player invalid." in report, report[:2000]
+
+
+def test_an_action_before_the_match_starts_is_answered_as_the_program_answers_it(tmp_path: Path) -> None:
+    """Before the match: alone at the table, "lower two" and the socket closed; with another player there, the
+    program's handler fails on the game state it has not made yet and answers that error as JSON — an empty
+    object, no data; nothing is written."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room P", "--rounds", "1", "--fill", "greedy", "greedy")
+    first = Bot(port, "Room P", "first").start()
+    deadline = time.monotonic() + 10
+    while not first.code and time.monotonic() < deadline:
+        time.sleep(0.05)
+    first.emit("play-card", {"card_play": {"color": "red", "number": 1}, "yell_uno": False})
+    first.emit("special-logic", {"title": "early"})
+    while len(first.acks) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert first.acks[1:] == [("play-card", {}, None), ("special-logic", {}, None)], first.acks
+    _played(proc, first, Bot(port, "Room P", "second").start())
+    assert not any(x["event"] in ("play-card", "special-logic") and x.get("contents", {}).get("title") == "early"
+                   for x in _lines(out))  # fmt: skip
+    assert _findings(out) == []
+
+
+def test_an_action_before_the_match_alone_at_the_table_is_told_lower_two_and_let_go(tmp_path: Path) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Room Q", "--rounds", "1", "--join-wait", "3")
+    alone = Bot(port, "Room Q", "alone").start()
+    deadline = time.monotonic() + 10
+    while not alone.code and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alone.emit("draw-card", {})
+    while alone.sio.connected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ("draw-card", {"message": "Number of socket client join dealer lower two."}, None) in alone.acks
+    assert not alone.sio.connected  # closed by the dealer
+    _played(proc, alone, timeout=60, exit_code=1)
+
+
+def test_boolean_strings_pass_the_program_s_check_and_others_are_penalised(tmp_path: Path) -> None:
+    """As the program checks ``is_play_card`` and ``yell_uno`` (``String(v)`` is "true" or "false"): the string
+    "true" is accepted, "yes" is penalised "Param is play card invalie.", and the string "false" passes the check
+    but is JavaScript-true — a yell with more than two cards, "Can not say uno and play card."; each refusal
+    written, then the penalty."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room K", "--rounds", "4", "--seed", "8",
+                              "--fill", "greedy", "greedy", "greedy")  # fmt: skip
+    bot = Stringly(port, "Room K", "stringly").start()
+    _played(proc, bot)
+    assert not bot.answers, "the bot drew no playable card three times in 4 rounds (seed 8)"
+    answers = [(err, data) for e, err, data in bot.acks if e == "play-draw-card"][:3]
+    assert answers == [(None, {"is_play_card": "true", "yell_uno": False, "color_of_wild": "green"}),
+                       ({"message": "Param is play card invalie."}, None),
+                       ({"message": "Can not say uno and play card."}, None)], answers  # fmt: skip
+    lines = _lines(out)
+    mine = [i for i, x in enumerate(lines) if x["event"] == "play-draw-card" and x["player"] == bot.code][:3]
+    assert [(lines[i]["contents"]["is_play_card"], lines[i]["contents"]["yell_uno"]) for i in mine] == \
+        [("true", False), ("yes", False), (True, "false")]  # written as sent
+    assert "card_play" in lines[mine[0]]["contents"] and lines[mine[0] + 1]["event"] != "penalty"
+    assert [lines[i + 1]["contents"].get("error") for i in mine[1:]] == \
+        ["Param is play card invalie.", "Can not say uno and play card."]  # fmt: skip
+    assert _findings(out) == []
+
+
+class Undecided(Bot):
+    """Never answers color-of-wild (its colour times out); plays its wilds with a colour."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.sio.on("color-of-wild", lambda data: self.got.append(("color-of-wild", data)))
+
+
+def test_update_color_follows_each_colour_written_by_a_play_or_an_answer_never_a_timeout(tmp_path: Path) -> None:
+    """The program broadcasts update-color after every wild and wild draw 4 played (play-card, play-draw-card) and
+    after an accepted color-of-wild, never after a color-of-wild timeout: one update-color per color-of-wild line,
+    each with that line's colour."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room U", "--rounds", "6", "--seed", "2", "--timeout-ms", "400",
+                              "--fill", "greedy", "random", "stacker")  # fmt: skip
+    bot = Undecided(port, "Room U", "undecided").start()
+    _played(proc, bot)
+    lines = _lines(out)
+    colours = [x["contents"]["color_of_wild"] for x in lines if x["event"] == "color-of-wild"]
+    told = [d["color"] for e, d in bot.got if e == "update-color"]
+    assert told == colours and told, (told, colours)
+    timed_out = [x for x in lines if x["event"] == "penalty" and x["contents"]["error"] == "color-of-wild timeout"]
+    assert timed_out or not any(e == "color-of-wild" for e, _ in bot.got), "asked a colour, never timed out"
+    assert _findings(out, short_clock=True) == []
+
+
+class Obstinate(Bot):
+    """The first time it must draw, it plays a card instead (once)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.refused = False
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        if self.refused or not data["must_call_draw_card"]:
+            super().next_player(data)
+            return
+        self.got.append(("next-player", data))
+        self.refused = True
+        self.emit("play-card", {"card_play": data["card_of_player"][0], "yell_uno": False})
+
+
+def test_a_play_while_a_draw_is_owed_is_penalised_then_the_owed_draw_is_made(tmp_path: Path) -> None:
+    """As the program's ``handlePenalty`` → ``skipPlayer`` → ``handleDrawCard``: the play is written, penalised
+    "Can not play card.", and the owed cards are then drawn (a draw-card line, the player told with a
+    receiver-card that is not a penalty's) before the turn is handed on."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room O", "--rounds", "4", "--seed", "5",
+                              "--fill", "stacker", "stacker", "stacker")  # fmt: skip
+    bot = Obstinate(port, "Room O", "obstinate").start()
+    _played(proc, bot)
+    assert bot.refused, "never had to draw in 4 rounds (seed 5)"
+    assert ("play-card", {"message": "Can not play card."}, None) in bot.acks
+    lines = _lines(out)
+    i = next(i for i, x in enumerate(lines)
+             if x["event"] == "penalty" and x["contents"]["error"] == "Can not play card.")  # fmt: skip
+    assert lines[i - 1]["event"] == "play-card" and lines[i - 1]["player"] == bot.code
+    drawn = lines[i + 1]
+    assert drawn["event"] == "draw-card" and drawn["player"] == bot.code and drawn["contents"]["is_draw"]
+    assert drawn["contents"]["draw_reason"] != "nothing" and len(drawn["contents"]["card_draw"]) >= 1
+    assert lines[i + 2]["event"] in ("next-player", "finish-turn")
+    received = [d for e, d in bot.got if e == "receiver-card"]
+    j = next(k for k, d in enumerate(received) if d["is_penalty"])
+    assert received[j + 1] == {"cards_receive": drawn["contents"]["card_draw"], "is_penalty": False}
+    assert _findings(out) == []
+
+
+def test_a_drawn_wild_s_colour_line_comes_after_the_next_player_as_the_program_writes_it() -> None:
+    """The program's play-draw-card handler hands the turn over before it writes a drawn wild's colour (and
+    broadcasts update-color); play-card writes the colour first.  The validator reads both orders."""
+    from referee import bots
+    from referee.dealer import DealerTable, Inbox
+    from referee.match import Seat
+    from rules.uno.profile import get as get_profile
+
+    seats = [Seat(f"P-{i:08d}", f"{k}-{i}", bots.builtin(k, i))
+             for i, k in zip(range(1, 5), ["greedy", "random", "stacker", "greedy"])]  # fmt: skip
+    table = DealerTable(get_profile("algori-2023/skip_bind_2"), seats, _NoSockets(), Inbox(), remote=set(), seed=1,
+                        rounds=10, dealer="Order", dealer_code="D-00000001")  # fmt: skip
+    lines: list[bytes] = []
+    table.play(lines.append)
+    ev = [orjson.loads(x) for x in lines]
+    wild = ("wild", "wild_draw_4")
+    drawn = [i for i, x in enumerate(ev) if x["event"] == "play-draw-card" and x["contents"].get("is_play_card")
+             and (x["contents"].get("card_play") or {}).get("special") in wild]  # fmt: skip
+    played = [i for i, x in enumerate(ev) if x["event"] == "play-card"
+              and (x["contents"].get("card_play") or {}).get("special") in wild]  # fmt: skip
+    assert drawn and played
+    for i in drawn:
+        assert [ev[i + 1]["event"], ev[i + 2]["event"]] == ["next-player", "color-of-wild"], ev[i:i + 3]
+        assert ev[i + 2]["contents"]["number_turn_play"] == ev[i]["contents"]["number_turn_play"]
+    for i in played:
+        assert ev[i + 1]["event"] == "color-of-wild"
+    _, found = replay_lines(ev)
+    assert [v for v in found if v.family != PLAYER_RULE] == []
+
+
+class Forgetful(Bot):
+    """Once, at two cards, plays without yelling UNO and at once points at itself (the program does not forbid a
+    self-pointing)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.forgot = False
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        hand, top = data["card_of_player"], data["card_before"]
+        card = next((c for c in hand if _playable(c, top) and c.get("special") is None), None)
+        if self.forgot or data["must_call_draw_card"] or len(hand) != 2 or card is None:
+            super().next_player(data)
+            return
+        self.got.append(("next-player", data))
+        self.forgot = True
+        self.emit("play-card", {"card_play": card, "yell_uno": False})
+        self.emit("pointed-not-say-uno", {"target": self.code})
+
+
+def test_a_missed_uno_is_told_as_the_program_tells_it(tmp_path: Path) -> None:
+    """The program's pointed-not-say-uno handler: the pointing written, then the target's two cards sent as a
+    receiver-card with ``is_penalty: false``, the penalty line and its broadcast, and only then the pointing's
+    broadcast; the answer echoes the message."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room N", "--rounds", "6", "--seed", "4", "--pace", "official",
+                              "--fill", "greedy", "greedy", "greedy")  # fmt: skip
+    bot = Forgetful(port, "Room N", "forgetful").start()
+    _played(proc, bot, timeout=300)
+    assert bot.forgot, "never held two cards with a plain card to play in 6 rounds (seed 4)"
+    assert ("pointed-not-say-uno", None, {"target": bot.code}) in bot.acks, bot.acks
+    lines = _lines(out)
+    i = next(i for i, x in enumerate(lines) if x["event"] == "pointed-not-say-uno")
+    assert lines[i]["player"] == lines[i]["contents"]["target"] == bot.code
+    assert lines[i]["contents"]["have_say_uno"] is False and len(lines[i]["contents"]["card_of_player"]) == 1
+    assert lines[i + 1]["event"] == "penalty" and lines[i + 1]["contents"]["error"] == "Did not say uno."
+    cards = lines[i + 1]["contents"]["cards_receive"]
+    told = [(e, d) for e, d in bot.got if e in ("receiver-card", "penalty", "pointed-not-say-uno")]
+    k = told.index(("receiver-card", {"cards_receive": cards, "is_penalty": False}))
+    assert [e for e, _ in told[k:k + 3]] == ["receiver-card", "penalty", "pointed-not-say-uno"], told[k:k + 3]
+    assert told[k + 2][1] == {"pointer": bot.code, "target": bot.code, "have_say_uno": False}
+    assert _findings(out) == []
+
+
+class Shapes(Bot):
+    """Plays one malformed card a turn (while it need not draw), in the order of ``SHAPES``; then as ``Bot``."""
+
+    SHAPES = [({"color": "red", "number": ""}, "Param card play invalid."),  # "" is no number (JavaScript falsy)
+              ({"color": "red", "special": False}, "Param card play invalid."),
+              ({"color": "", "number": 3}, "Card play invalid."),  # no colour: checked as a whole, no such card
+              ({"color": "red", "number": "3"}, "Number card play invalid."),
+              ({"color": "red", "number": 3, "special": None}, "Card play invalid.")]  # fmt: skip
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.shapes = [s for s, _ in self.SHAPES]
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        if not self.shapes or data["must_call_draw_card"] or len(data["card_of_player"]) >= 22:
+            super().next_player(data)
+            return
+        self.got.append(("next-player", data))
+        self.emit("play-card", {"card_play": self.shapes.pop(0), "yell_uno": False})
+
+
+def test_card_shapes_are_checked_with_the_program_s_javascript_tests(tmp_path: Path) -> None:
+    """``hasValidateError``: a falsy field counts as absent (0 excepted), a number must be one of 0–9 (a string is
+    not), and the object must be one of the deck's cards exactly (an extra ``special: null`` is not).  Each
+    refusal written, penalised and answered with the program's text."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room Z", "--rounds", "3", "--seed", "9",
+                              "--fill", "greedy", "greedy", "greedy")  # fmt: skip
+    bot = Shapes(port, "Room Z", "shapes").start()
+    _played(proc, bot)
+    assert not bot.shapes, "fewer turns than shapes"
+    answers = [err for e, err, _ in bot.acks if e == "play-card" and err is not None][:len(Shapes.SHAPES)]
+    assert answers == [{"message": m} for _, m in Shapes.SHAPES], answers
+    lines = _lines(out)
+    errors = [x["contents"]["error"] for x in lines if x["event"] == "penalty" and x["contents"]["player"] == bot.code]
+    assert errors[:len(Shapes.SHAPES)] == [m for _, m in Shapes.SHAPES], errors
+    assert _findings(out) == []
+
+
+class Typed(Bot):
+    """At its first turn: special logic titled with a list of one long string (its ``length`` is 1), with a long
+    number (no ``length``: never too long) and with ``false`` (no title); a pointing at target ``0`` (no target);
+    then its play with ``color_of_wild: ""`` on a card that is not a wild (a falsy colour is no colour)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.done = False
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        hand, top = data["card_of_player"], data["card_before"]
+        card = next((c for c in hand if _playable(c, top) and c.get("color") not in ("black", "white")), None)
+        if self.done or data["must_call_draw_card"] or card is None or len(hand) < 3:
+            super().next_player(data)
+            return
+        self.got.append(("next-player", data))
+        self.done = True
+        for title in (["x" * 40], 10**40, False):
+            self.emit("special-logic", {"title": title})
+        self.emit("pointed-not-say-uno", {"target": 0})
+        self.emit("play-card", {"card_play": card, "yell_uno": False, "color_of_wild": ""})
+
+
+def test_typed_fields_are_checked_as_the_program_checks_them(tmp_path: Path) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Room Y", "--rounds", "2", "--seed", "3",
+                              "--fill", "greedy", "greedy", "greedy")  # fmt: skip
+    bot = Typed(port, "Room Y", "typed").start()
+    _played(proc, bot)
+    assert bot.done
+    special = [err for e, err, _ in bot.acks if e == "special-logic"]
+    assert special == [None, None, {"message": "Param title invalid."}], special
+    assert ("pointed-not-say-uno", {"message": "Player name is required."}, None) in bot.acks
+    play = next((err, data) for e, err, data in bot.acks if e == "play-card")
+    assert play[0] is None and play[1]["color_of_wild"] == "", play
+    lines = _lines(out)
+    errors = [x["contents"]["error"] for x in lines if x["event"] == "penalty" and x["contents"]["player"] == bot.code]
+    assert errors[:2] == ["Param title invalid.", "Player name is required."], errors
+    assert _findings(out) == []

@@ -51,20 +51,26 @@ def bool_param_error(v: Any, required: str, invalid: str) -> str | None:
     return None
 
 
+def _js_zero(v: Any) -> bool:
+    """``v === 0`` in JavaScript (a JSON 0 or 0.0; never ``false``)."""
+    return type(v) in (int, float) and v == 0
+
+
 def card_object_error(raw: Any) -> str | None:
-    """Step 3 of play-card: the card object itself (rules digest §2.1)."""
-    if raw is None or raw is E.MISSING or raw == "" or raw is False or raw == 0:
+    """Step 3 of play-card: the card object itself (rules digest §2.1), with the program's JavaScript tests
+    (``hasValidateError``): a field that is falsy (``""``, ``false``, ``null``, absent) counts as not given, the
+    number 0 excepted."""
+    if not truthy(raw) or _js_zero(raw):
         return "Card play is required."
-    if not isinstance(raw, dict) or (raw.get("number") is None and raw.get("special") is None):
+    number, special, color = (raw.get(k) for k in ("number", "special", "color")) if isinstance(raw, dict) \
+        else (None, None, None)  # fmt: skip
+    if not isinstance(raw, dict) or (not truthy(number) and not _js_zero(number) and not truthy(special)):
         return "Param card play invalid."
-    special = raw.get("special")
-    if special is not None and special not in SPECIALS:
+    if truthy(special) and special not in SPECIALS:
         return "Special card play invalid."
-    color = raw.get("color")
-    if color is not None and color not in ALL_COLORS:
+    if truthy(color) and color not in ALL_COLORS:
         return "Color card play invalid."
-    number = raw.get("number")
-    if number is not None and (type(number) is not int or not 0 <= number <= 9):
+    if (truthy(number) or _js_zero(number)) and (type(number) is not int or not 0 <= number <= 9):
         return "Number card play invalid."
     card = E.card_of(raw)
     if card is None or not card.is_real_face():
@@ -75,7 +81,7 @@ def card_object_error(raw: Any) -> str | None:
 def _colour_errors(card: Card, color_raw: Any, has_color: bool) -> str | None:
     if card.special in ("wild", "wild_draw_4") and not truthy(color_raw):
         return "Color of wild is required."
-    if has_color and color_raw is not None and color_raw not in COLORS:
+    if has_color and truthy(color_raw) and color_raw not in COLORS:  # the program: a falsy colour is no colour
         return "Color wild invalid."
     return None
 
@@ -154,11 +160,12 @@ def color_of_wild(s: GameState, ev: E.ColorOfWild) -> str | None:
 
 def special_logic(s: GameState, ev: E.SpecialLogic) -> str | None:
     title = ev.title_raw
-    if title is E.MISSING or title is None or title == "":
+    if not truthy(title) or _js_zero(title):
         return "Param title invalid."
-    if not isinstance(title, str):
-        title = js_string(title)
-    if len(title.encode("utf-16-le")) // 2 > TITLE_MAX:
+    # the program compares ``title.length``: a string's UTF-16 units, a list's items; other values have none
+    length = len(title.encode("utf-16-le")) // 2 if isinstance(title, str) else len(title) if isinstance(title, list) \
+        else 0  # fmt: skip
+    if length > TITLE_MAX:
         return "Special logic title too long."
     return None
 
@@ -166,7 +173,7 @@ def special_logic(s: GameState, ev: E.SpecialLogic) -> str | None:
 def pointing(s: GameState, ev: E.PointedNotSayUno) -> str | None:
     """Error for the pointer; "Out of target." (no penalty); "Did not say uno." (target penalised); None."""
     target = ev.target
-    if target is None or target is E.MISSING or target == "":
+    if not truthy(target) or _js_zero(target):  # the program: a falsy target is no target
         return "Player name is required."
     if target not in s.seats:
         return "Player name invalid."
