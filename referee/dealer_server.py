@@ -91,11 +91,8 @@ class _Front:
         if scope["type"] == "http":
             await send({"type": "http.response.start", "status": status, "headers": head})
             await send({"type": "http.response.body", "body": body})
-        elif "websocket.http.response" in scope.get("extensions", {}):  # the handshake refused with this answer
-            await send({"type": "websocket.http.response.start", "status": status, "headers": head})
-            await send({"type": "websocket.http.response.body", "body": body})
-        else:
-            await send({"type": "websocket.close", "code": 1008})
+        else:  # a websocket handshake: refused (403) as python-engineio refuses it; a body (uvicorn's extension)
+            await send({"type": "websocket.close", "code": 1008})  # is logged as an error there, and clients hide it
 
 
 class _InOrder(socketio.AsyncManager):
