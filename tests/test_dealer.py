@@ -667,7 +667,8 @@ def test_a_newer_socketio_client_and_the_kits_admin_routes_are_told_what_to_do(t
                                ("POST", "/api/v1/admin/dealer", b'{"name": "Dealer 1", "totalTurn": 1000}'),
                                ("POST", "/api/v1/admin/dealer", b"{}"),
                                ("GET", "/api/v1/admin/web/log/download/D-00000001", None)]:  # fmt: skip
-        req = urllib.request.Request(base + path, data=body, method=method, headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(base + path, data=body, method=method,
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
         with pytest.raises(urllib.error.HTTPError) as e:
             urllib.request.urlopen(req, timeout=30)
         answers.append((e.value.code, e.value.headers["Content-Type"], orjson.loads(e.value.read())))
