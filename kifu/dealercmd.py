@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from common.safe import terminal
+from common.words import count
 
 WHITE_WILD = {"bind_2": "algori-2023/bind_2", "skip_bind_2": "algori-2023/skip_bind_2",
               "none": "algori-2023/no-white-wild"}  # fmt: skip
@@ -94,7 +95,8 @@ def run(args: argparse.Namespace, port_busy: Any) -> int:
             else:
                 table = server.table
                 assert table is not None
-                say(f"match {table.dealer_code} complete: {table.rounds} rounds, {written:,} lines written to {out}")
+                say(f"match {table.dealer_code} complete: {count(table.rounds, 'round')}, {count(written, 'line')} "
+                    f"written to {out}")
         finally:
             stored = follow.finish()  # what is stored, whatever the end; --fail-on
     return 130 if interrupted else 1 if why is not None else stored
@@ -201,10 +203,28 @@ def _follow(opts: dict[str, Any], out: str, done: Any, conn: Any) -> None:
         sys.exit(1)
     s = watcher.status
     if not args.quiet:
-        printer.note(f"{s.events:,} events stored into {args.db}, {s.findings:,} findings")
+        for line in printer.summary():
+            printer.note(line)
+        printer.note(f"{_named(watcher.matches(), out)}{count(s.events, 'event')} stored into {args.db}, "
+                     f"{count(s.findings, 'finding')}")
     if printer.failed is not None:
         f = printer.failed
         printer.note(f"--fail-on {args.fail_on}: {f.severity} {f.code} in {f.match_id} (seq {f.seq}) — exit 1")
         sys.stdout.flush()
         sys.exit(1)
     sys.stdout.flush()
+
+
+def _named(match_ids: list[str], out: str) -> str:
+    """The match by both its names — its id in the database (``M-…``, as the findings name it) and its dealer code
+    (``D-…``, as the dealer's lines and the log name it) — for the watcher's last line."""
+    import orjson
+
+    if len(match_ids) != 1:
+        return ""
+    try:
+        with open(out, "rb") as f:
+            code = orjson.loads(f.readline()).get("dealer_code")
+    except (OSError, ValueError, AttributeError):
+        code = None
+    return f"match {match_ids[0]}" + (f" (dealer code {code})" if isinstance(code, str) else "") + ": "

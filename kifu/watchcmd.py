@@ -11,6 +11,7 @@ import time
 from typing import Any, TextIO
 
 from common.safe import json_dumps, terminal
+from common.words import count
 from loaders.live.watch import Finding, Status, Watcher
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
@@ -109,6 +110,7 @@ class Printer:
         self.tty = bool(getattr(err, "isatty", lambda: False)())
         self._last_status = 0.0
         self._status_width = 0
+        self.tally: dict[tuple[str, str], dict[str, int]] = {}  # (player, name) -> check -> findings told
 
     def selected(self, f: Finding) -> bool:
         return self.player is None or self.player in (f.player, f.player_name)
@@ -116,6 +118,8 @@ class Printer:
     def finding(self, f: Finding) -> None:
         if not self.selected(f):
             return
+        by_check = self.tally.setdefault((f.player or "—", f.player_name or ""), {})
+        by_check[f.code] = by_check.get(f.code, 0) + 1
         self._clear_status()
         if self.fmt == "json":
             self.out.write(json_dumps(f.as_dict(), indent=None) + "\n")
@@ -134,6 +138,16 @@ class Printer:
         if self.fail_rank is not None and self.failed is None and SEVERITY_RANK.get(f.severity, 0) >= self.fail_rank:
             self.failed = f
 
+    def summary(self) -> list[str]:
+        """The findings told, counted per player and check, most first: one line per player."""
+        out = []
+        for (player, name), by_check in sorted(self.tally.items(), key=lambda kv: (-sum(kv[1].values()), kv[0])):
+            who = f"{player} ({name})" if name and name != player else player
+            most = sorted(by_check.items(), key=lambda kv: (-kv[1], kv[0]))
+            checks = ", ".join(f"{code} ×{n:,}" for code, n in most)
+            out.append(f"findings by check: {who}: {checks}")
+        return out
+
     def note(self, text: str) -> None:
         self._clear_status()
         self.err.write(f"{self.prog}: {terminal(text)}\n")
@@ -150,7 +164,7 @@ class Printer:
         text = (f"watching: {s.events:,} events" + (f" and {s.games:,} games" if s.games else "")
                 + f" stored, {s.rate:,.0f}/s · lag {lag_text}"
                 + (f" · {s.behind:,} bytes to read" if s.behind else "")
-                + f" · {s.live} live · {s.findings:,} findings"
+                + f" · {s.live} live · {count(s.findings, 'finding')}"
                 + (f" · {s.quarantined:,} quarantined" if s.quarantined else "")
                 + (f" · {s.waiting}" if s.waiting else "")
                 + (f" · reading {s.ingests} file(s) for kifu ingest" if s.ingests else "")
@@ -289,7 +303,8 @@ def run(args: argparse.Namespace, mongo_uri: str | None, out: TextIO = sys.stdou
         printer._clear_status()
     s = watcher.status
     games = f" and {s.games:,} Kakomimasu/CHaser game(s)" if s.games else ""
-    printer.note(f"stopped: {s.events:,} events{games} stored in {s.batches:,} batches, {s.findings:,} findings"
+    printer.note(f"stopped: {count(s.events, 'event')}{games} stored in {count(s.batches, 'batch', 'batches')}, "
+                 f"{count(s.findings, 'finding')}"
                  + (f", {s.quarantined:,} records quarantined (table load_issues)" if s.quarantined else ""))  # fmt: skip
     if told:
         printer.note(f"{len(told)} source(s) given up (a bound was hit) — exit 1")

@@ -15,6 +15,7 @@ import hashlib
 import json
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,11 +24,75 @@ import orjson
 import socketio
 import uvicorn
 
+from common.words import count
 from referee.dealer import DealerStop, DealerTable, Inbox, Message, NAME_MAX
 from referee.match import BotError, Seat
 from rules.uno.profile import Profile
 
 SEATS = 4
+#: Of each kind of note said once per key (an unknown event, a refused join, an admin route, a newer client), at
+#: most this many: a client that loops is told about, not a flood.
+NOTES_MAX = 20
+#: A client on a newer Socket.IO protocol: its 400's body (a JSON string, as newer servers send their errors: a
+#: python-socketio 5.x client hands it to its ``connect_error`` handler) and the terminal's line.
+NEWER = ("a client speaking a newer Socket.IO protocol (EIO={eio}) was refused: the 2023 dealer speaks Socket.IO 2 — "
+         "pin python-socketio 4.x / socket.io-client 2.x in your bot (docs/dealer.md)")  # fmt: skip
+NO_ADMIN = "kifu dealer has no admin API: the match starts when the seats are full; see docs/dealer.md (admin routes)"
+#: Events of the 2022 contest's protocol the 2023 dealer dropped (a 2022 bot sends them).
+EVENTS_2022 = ("say-uno-and-play-card", "say-uno-and-play-draw-card")
+
+
+class _Server(socketio.AsyncServer):
+    """python-socketio 4.x acknowledges an event it has no handler for, with no values — a bot's ``(err, res)``
+    callback then fails on the missing arguments.  The official dealer's socket.io server never acknowledges such an
+    event: nor does this one; ``unknown(sid, event)`` is told of it instead."""
+
+    def __init__(self, unknown: Callable[[str, Any], None], **kw: Any) -> None:
+        super().__init__(**kw)
+        self._unknown = unknown
+
+    async def _handle_event_internal(self, server: Any, sid: str, data: Any, namespace: str, id: Any) -> None:
+        event = data[0] if data else None
+        if not isinstance(event, str) or event not in self.handlers.get(namespace, {}):
+            self._unknown(sid, event)
+            return
+        await super()._handle_event_internal(server, sid, data, namespace, id)
+
+
+class _Front:
+    """The ASGI app before the socket.io one, for what python-engineio would answer tersely: a client on a newer
+    Socket.IO protocol (python-socketio 5.x, socket.io-client 3/4: ``EIO=4``) gets a 400 saying what to pin, any
+    ``/api/`` path (the kit's admin REST routes) a JSON 404 saying there is no admin API; the dealer's terminal is
+    told once per address, once per route."""
+
+    def __init__(self, app: Any, server: DealerServer) -> None:
+        self.app, self.server = app, server
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        path = scope.get("path", "")
+        if scope["type"] in ("http", "websocket") and path.startswith("/socket.io/"):
+            query = urllib.parse.parse_qs(scope.get("query_string", b"").decode("latin-1"))
+            eio = query.get("EIO", [""])[0]
+            if "sid" not in query and eio.isdigit() and int(eio) > 3:
+                host = (scope.get("client") or ("?",))[0]
+                self.server._once("newer clients", host, f"{NEWER.format(eio=int(eio))} (from {host})")
+                body = orjson.dumps(NEWER.format(eio=int(eio)))
+                return await self._answer(scope, send, 400, body)
+        elif scope["type"] == "http" and (path == "/api" or path.startswith("/api/")):
+            route = f"{scope.get('method', 'GET')} {path[:200]}"
+            self.server._once("admin routes", route, f"{route}: answered 404 — {NO_ADMIN}")
+            body = orjson.dumps({"error": {"status": 404, "route": route, "message": NO_ADMIN}})
+            return await self._answer(scope, send, 404, body)
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    async def _answer(scope: dict[str, Any], send: Any, status: int, body: bytes) -> None:
+        head = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        if scope["type"] == "http":
+            await send({"type": "http.response.start", "status": status, "headers": head})
+            await send({"type": "http.response.body", "body": body})
+        else:  # a websocket handshake: refused (403) as python-engineio refuses it; a body (uvicorn's extension)
+            await send({"type": "websocket.close", "code": 1008})  # is logged as an error there, and clients hide it
 
 
 class _InOrder(socketio.AsyncManager):
@@ -88,9 +153,10 @@ class DealerServer:
 
     def __init__(self, opts: Options, sink: Callable[[bytes], Any], say: Callable[[str], None] = lambda _: None) -> None:
         self.opts, self.sink, self.say = opts, sink, say
-        self.sio = socketio.AsyncServer(async_mode="asgi", cors_allowed_origins="*", client_manager=_InOrder(),
+        self.sio = _Server(self._unknown, async_mode="asgi", cors_allowed_origins="*", client_manager=_InOrder(),
                                         json=_Json, logger=False, engineio_logger=False)  # fmt: skip
-        self.app = socketio.ASGIApp(self.sio)
+        self.app = _Front(socketio.ASGIApp(self.sio), self)
+        self.told: dict[str, set[Any]] = {}  # what the terminal was told once, by kind (:meth:`_once`); who left
         self.inbox = Inbox()
         self.code_of: dict[str, str] = {}  # sid -> player code
         self.sid_of: dict[str, str] = {}  # player code -> sid
@@ -158,12 +224,13 @@ class DealerServer:
                 if self.started:
                     self.inbox.put(Message(code, "disconnect", None, sid=sid))
                 else:  # left before the match: the seat is free again
-                    self.names.pop(code, None)
+                    self.told.setdefault("left before the match", set()).add(self.names.pop(code, None))
 
         @sio.on("join-room")
         async def join_room(sid: str, data: Any = None) -> tuple[Any, Any]:
             err = self._join_error(sid, data)
             if err is not None:
+                self._refused(data, err)
                 assert self.loop is not None
                 self.loop.call_later(0.2, lambda: asyncio.ensure_future(self.sio.disconnect(sid)))
                 return {"message": err}, None
@@ -243,6 +310,64 @@ class DealerServer:
         """The code of the socket player seated under ``name``, if any."""
         return next((code for code, n in self.names.items() if n == name), None)
 
+    def _once(self, kind: str, key: Any, text: str) -> None:
+        """Says ``text`` the first time ``key`` of this kind comes; past :data:`NOTES_MAX` keys of a kind, one line
+        says no more are printed."""
+        seen = self.told.setdefault(kind, set())
+        if key in seen or len(seen) > NOTES_MAX:
+            return
+        seen.add(key)
+        self.say(text if len(seen) <= NOTES_MAX else f"more than {NOTES_MAX} {kind}: no more are printed")
+
+    def _who(self, sid: str) -> str:
+        code = self.code_of.get(sid)
+        return f"{code} ({self.names.get(code, '?')})" if code is not None else "a client that has not joined"
+
+    def _unknown(self, sid: str, event: Any) -> None:
+        """An event the 2023 dealer has no handler for: not acknowledged (:class:`_Server`), said once per player
+        and event name."""
+        name = str(event)[:60]
+        guess = " (a 2022 event?)" if event in EVENTS_2022 else ""
+        self._once("unknown events", (self.code_of.get(sid, sid), name),
+                   f"{self._who(sid)} sent '{name}', which the 2023 dealer does not know{guess} — ignored, as the "
+                   "official dealer ignores it")  # fmt: skip
+
+    def _refused(self, data: Any, err: str) -> None:
+        """A join refused: one line on the terminal (the player only hears the error)."""
+        room = data.get("room_name") if isinstance(data, dict) else None
+        name = data.get("player") if isinstance(data, dict) else None
+        what = [f"room '{str(room)[:40]}'" if isinstance(room, str) else "no room name",
+                f"player '{str(name)[:40]}'" if isinstance(name, str) else "no player name"]  # fmt: skip
+        self._once("refused joins", len(self.told.get("refused joins", ())),
+                   f"a join was refused: {', '.join(what)} (this dealer's room is '{self.opts.room}') — {err}")
+
+    def _too_few(self) -> str:
+        """Why the match did not start: who joined, and who joined and left."""
+        left = len(self.told.get("left before the match", set()) - set(self.names.values()))
+        return (f"only {len(self.names)} of {SEATS - len(self.opts.fill)} players joined in {self.opts.join_wait_s:g} s"
+                + (f" ({left} joined and left)" if left else ""))  # fmt: skip
+
+    def _hinting(self, sink: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+        """The table's sink, which at the fast pace looks for a socket player's first timeout: a hint, said once."""
+        if self.opts.pace_s:
+            return sink
+        hinted = False
+
+        def write(line: bytes) -> None:
+            nonlocal hinted
+            sink(line)
+            if hinted or b"timeout" not in line:
+                return
+            doc = orjson.loads(line)
+            c = doc.get("contents")
+            if doc.get("event") == "penalty" and isinstance(c, dict) and c.get("player") in self.names \
+                    and str(c.get("error", "")).endswith("timeout"):  # fmt: skip
+                hinted = True
+                self.say(f"{c['player']} ({self.names[c['player']]}) did not act within {self.opts.timeout_s:g} s; "
+                         "if your bot's handlers rely on the kit's timing, try --pace official (docs/dealer.md)")
+
+        return write
+
     def dealer_code(self) -> str:
         digest = hashlib.sha256(f"{self.opts.room}|{self.opts.seed}|{self.t0}".encode()).hexdigest()
         return f"D-{int(digest[:8], 16) % 10**8:08d}"
@@ -267,13 +392,14 @@ class DealerServer:
         self.table = DealerTable(self.opts.profile, seats, self, self.inbox, timeout_s=self.opts.timeout_s,
                                  remote=set(self.names), pace_s=self.opts.pace_s, seed=self.opts.seed,
                                  rounds=self.opts.rounds, dealer=self.opts.room, dealer_code=self.dealer_code())  # fmt: skip
-        self.say(f"match {self.table.dealer_code} starts: {self.opts.rounds} rounds, {self.opts.profile.id}")
+        self.say(f"match {self.table.dealer_code} starts: {count(self.opts.rounds, 'round')}, {self.opts.profile.id} "
+                 f"({self.table.dealer_code}: its dealer code; the findings name it by its database id, M-…)")
         threading.Thread(target=self._play, name="kifu-dealer-table", daemon=True).start()
 
     def _play(self) -> None:
         assert self.table is not None
         try:
-            self.table.play(self.sink)
+            self.table.play(self._hinting(self.sink))
         except (DealerStop, BotError) as exc:
             self.result = str(exc)
         except Exception as exc:  # noqa: BLE001 - said in one line, the match stops
@@ -308,8 +434,7 @@ class DealerServer:
         if self.aborted is not None:
             self.result = self.aborted
         elif not self.started:
-            self.result = f"only {len(self.names)} of {SEATS - len(self.opts.fill)} players joined in " \
-                          f"{self.opts.join_wait_s:g} s"  # fmt: skip
+            self.result = self._too_few()
         else:
             await self.ended.wait()
         await asyncio.wait_for(self.out.join(), 10)  # the last messages out (finish-game) before closing

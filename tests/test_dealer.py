@@ -9,6 +9,7 @@ through the rules' replay: no consistency or dealer-judgement finding.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -395,6 +396,17 @@ def test_a_short_match_between_socketio_bots(tmp_path: Path) -> None:
     assert sorted(b.code for b in bots) == [f"P-{i:08d}" for i in range(1, 5)]
     lines = _lines(out)
     assert lines[0]["dealer_code"].startswith("D-") and len(lines[0]["dealer_code"]) == 10
+    # the terminal names the match by its dealer code (the log's) and, at the end, by its database id (the findings')
+    code = lines[0]["dealer_code"]
+    assert f"match {code} starts: 3 rounds, " in err and "findings name it by its database id" in err, err
+    import duckdb
+
+    con = duckdb.connect(str(tmp_path / "k.duckdb"), read_only=True)
+    try:
+        (match_id,) = con.execute("select match_id from matches").fetchone()
+    finally:
+        con.close()
+    assert f"match {match_id} (dealer code {code}): {len(lines):,} events stored into " in err, err
     assert [x["event"] for x in lines].count("finish-turn") == 3 and lines[-1]["event"] == "finish-game"
     assert _findings(out) == []
     for b in bots:  # every answer is (err, data); the honest bots were never refused
@@ -547,6 +559,12 @@ def test_the_match_is_stored_and_its_findings_told_while_it_is_played(tmp_path: 
     finally:
         con.close()
     assert stored == len(_lines(out)) and found >= 1
+    # at the end, the findings told counted per player and check: one line, the cheat's (--player), as many as told
+    summary = [x for x in err.splitlines() if "findings by check:" in x]
+    assert len(summary) == 1 and summary[0].startswith(f"kifu dealer: findings by check: {bot.code} (cheat): "), err
+    counts = re.findall(r"([a-z0-9-]+) ×(\d+)", summary[0])
+    assert counts and sum(int(n) for _, n in counts) == len(told), (summary, told)
+    assert {c for c, _ in counts} == {re.search(r" (?:error|warning|info)  ([a-z0-9-]+):", x)[1] for x, _ in told}
 
 
 def test_a_database_another_watcher_writes_is_refused_before_the_match(tmp_path: Path) -> None:
@@ -573,20 +591,31 @@ def test_join_errors_only_answer(tmp_path: Path) -> None:
     assert wrong.acks == [("join-room", {"message": "Dealer not found."}, None)]
     assert long.acks == [("join-room", {"message": "Player name too long."}, None)]
     bot = Bot(port, "Room B", "solo").start()
-    _played(proc, wrong, long, bot)
+    err = _played(proc, wrong, long, bot)
     assert _findings(out) == []
+    # the dealer's side: one line per refusal, saying which room was asked for and which is this one
+    assert err.count("a join was refused") == 2, err
+    assert "a join was refused: room 'Other room', player 'lost' (this dealer's room is 'Room B') — Dealer not found." \
+        in err, err  # fmt: skip
+    assert f"a join was refused: room 'Room B', player '{'x' * 21}' (this dealer's room is 'Room B') — Player name " \
+        "too long." in err, err  # fmt: skip
 
 
 def test_a_bot_that_never_answers_is_penalised_on_the_clock(tmp_path: Path) -> None:
     proc, port, out = _dealer(tmp_path, "--room", "Room C", "--rounds", "1", "--timeout-ms", "300",
                               "--fill", "greedy", "greedy", "greedy")  # fmt: skip
     bot = Bot(port, "Room C", "sleeper", silent=True).start()
-    _played(proc, bot)
+    err = _played(proc, bot)
     lines = _lines(out)
     timeouts = [x for x in lines if x["event"] == "penalty" and x["contents"]["error"] == "timeout"]
     assert timeouts and all(x["contents"]["player"] == bot.code for x in timeouts)
     assert any(e == "penalty" and d["error"] == "timeout" for e, d in bot.got)
     assert _findings(out, short_clock=True) == []
+    # at the fast pace (the default) the terminal hints at --pace official, once however many timeouts
+    hint = f"{bot.code} (sleeper) did not act within 0.3 s; if your bot's handlers rely on the kit's timing, try " \
+        "--pace official (docs/dealer.md)"  # fmt: skip
+    assert len(timeouts) > 1 and err.count("did not act within") == 1 and hint in err, err
+    assert "starts: 1 round, " in err and "complete: 1 round, " in err and "1 rounds" not in err, err
 
 
 def test_a_bot_that_leaves_mid_match(tmp_path: Path) -> None:
@@ -648,6 +677,90 @@ def test_the_last_player_at_the_table_is_answered_fewer_than_two_and_let_go(tmp_
     assert any(e != "join-room" and err is not None and err["message"] == "Number of socket client join dealer lower two."
                for e, err, _ in stays.acks), stays.acks  # fmt: skip
     assert [x["player"] for x in _lines(out) if x["event"] == "disconnect"][-1] == stays.code  # let go by the dealer
+
+
+class UnknownEventBot(Bot):
+    """Sends, at each of its first two turns, an event the 2023 dealer does not know (the 2022 protocol's) with a
+    two-value callback, as 2022 bots do; then plays its turn."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.called: list[tuple[Any, ...]] = []  # every call of the unknown event's callback
+
+    def next_player(self, data: dict[str, Any]) -> None:
+        if self.turns < 2:
+            self.sio.emit("say-uno-and-play-card", {"card_play": data["card_of_player"][0]},
+                          callback=lambda *a: self.called.append(a))  # fmt: skip
+        super().next_player(data)
+
+
+def test_an_event_the_dealer_does_not_know_is_not_acknowledged_and_told_once(tmp_path: Path) -> None:
+    """The official dealer's socket.io server never answers an event it has no handler for (python-socketio 4.x
+    would answer it with no values, failing the bot's ``(err, res)`` callback): the callback is never called, the
+    match goes on, and the dealer's terminal says so once for that player and event."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room U", "--rounds", "2", "--seed", "6",
+                              "--fill", "greedy", "greedy", "greedy")  # fmt: skip
+    bot = UnknownEventBot(port, "Room U", "bot of 2022").start()
+    err = _played(proc, bot)
+    assert bot.finished.is_set() and bot.turns >= 2 and bot.called == [], bot.called
+    assert all(err is None for _, err, _ in bot.acks), bot.acks  # its other messages answered as ever
+    note = f"{bot.code} (bot of 2022) sent 'say-uno-and-play-card', which the 2023 dealer does not know (a 2022 " \
+        "event?) — ignored, as the official dealer ignores it"  # fmt: skip
+    assert err.count("which the 2023 dealer does not know") == 1 and note in err, err
+    assert not [x for x in _lines(out) if x["event"] == "say-uno-and-play-card"]
+    assert _findings(out) == []
+
+
+def test_a_newer_socketio_client_and_the_kits_admin_routes_are_told_what_to_do(tmp_path: Path) -> None:
+    """A client on a newer Socket.IO protocol (EIO=4: python-socketio 5.x, socket.io-client 3/4) gets a 400 saying
+    what to pin (by long-polling; a websocket handshake is refused); any /api/ path (the kit's admin REST routes) a
+    JSON 404 saying there is no admin API; the dealer's terminal says each once (per address, per route)."""
+    import urllib.error
+    import urllib.request
+
+    proc, port, out = _dealer(tmp_path, "--room", "Room N", "--rounds", "1", "--fill", "greedy", "greedy", "greedy")
+    base = f"http://127.0.0.1:{port}"
+    answers = []
+    for method, path, body in [("GET", "/socket.io/?EIO=4&transport=polling&t=1", None),
+                               ("GET", "/socket.io/?EIO=4&transport=polling&t=2", None),
+                               ("POST", "/api/v1/admin/dealer", b'{"name": "Dealer 1", "totalTurn": 1000}'),
+                               ("POST", "/api/v1/admin/dealer", b"{}"),
+                               ("GET", "/api/v1/admin/web/log/download/D-00000001", None)]:  # fmt: skip
+        req = urllib.request.Request(base + path, data=body, method=method,
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(req, timeout=30)
+        answers.append((e.value.code, e.value.headers["Content-Type"], orjson.loads(e.value.read())))
+    websockets = pytest.importorskip("websockets.sync.client")
+    with pytest.raises(Exception) as refused:  # the handshake refused, as python-engineio refuses it
+        websockets.connect(f"ws://127.0.0.1:{port}/socket.io/?EIO=4&transport=websocket", open_timeout=30)
+    bot = Bot(port, "Room N", "pinned").start()  # a socket.io 2 client is served as ever
+    err = _played(proc, bot)
+    newer = answers[0][2]
+    assert answers[0][:2] == answers[1][:2] == (400, "application/json") and isinstance(newer, str), answers
+    assert "newer Socket.IO protocol (EIO=4)" in newer and "pin python-socketio 4.x / socket.io-client 2.x" in newer
+    response = getattr(refused.value, "response", None)
+    assert response is not None and response.status_code == 403, refused.value
+    for code, kind, doc in answers[2:]:
+        assert (code, kind) == (404, "application/json") and "kifu dealer has no admin API" in doc["error"]["message"]
+    assert answers[2][2]["error"]["route"] == "POST /api/v1/admin/dealer"
+    assert err.count("newer Socket.IO protocol") == 1 and f"{newer} (from 127.0.0.1)" in err, err
+    assert err.count("POST /api/v1/admin/dealer: answered 404") == 1, err
+    assert "GET /api/v1/admin/web/log/download/D-00000001: answered 404 — kifu dealer has no admin API" in err, err
+    assert "unsupported version" not in err and "ERROR" not in err, err  # nor python-engineio's line, nor uvicorn's
+    assert bot.finished.is_set()
+
+
+def test_a_player_that_joined_and_left_before_the_match_is_said_so(tmp_path: Path) -> None:
+    proc, port, out = _dealer(tmp_path, "--room", "Room J", "--rounds", "1", "--join-wait", "10")
+    bot = Bot(port, "Room J", "early").start()
+    deadline = time.monotonic() + 10
+    while not bot.code and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert bot.code, "the join was not answered"
+    bot.close()
+    err = _played(proc, timeout=60, exit_code=1)
+    assert "only 0 of 4 players joined in 10 s (1 joined and left)" in err, err
 
 
 @pytest.mark.skipif(not DEMO.exists(), reason=f"the official demo player is not at {DEMO} (../shared is absent)")

@@ -699,6 +699,10 @@ class Watcher:
             f.rewind()
         self.inbox.rewind()
 
+    def matches(self) -> list[str]:
+        """The ids of the ALGORI UNO matches this watcher stored events of, in the order it first stored them."""
+        return list(self._summarised)
+
     def lag_s(self) -> float | None:
         """How long the oldest line written and not stored yet has waited (the status line's "lag")."""
         return self.status.lag_s
