@@ -110,8 +110,11 @@ class DealerTable(AlgoriTable):
     """One ALGORI match whose players are socket.io clients (or built-in bots filling a seat)."""
 
     def __init__(self, profile: Profile, seats: list[Seat], hub: Hub, inbox: Inbox, *, timeout_s: float = 5.0,
-                 remote: set[str], pace_s: float = 0.0, **kw: Any) -> None:  # fmt: skip
+                 remote: set[str], pace_s: float = 0.0, joined_ms: dict[str, int] | None = None,
+                 **kw: Any) -> None:  # fmt: skip
         super().__init__(profile, seats, **kw)
+        # when each socket player joined (epoch ms): its join-room line, written as the match starts, carries it
+        self.joined_ms = dict(joined_ms or {})
         self.hub, self.inbox, self.timeout_s, self.remote = hub, inbox, timeout_s, remote
         self.pace_s = pace_s  # PACE_S with --pace official, else 0
         self.gone: set[str] = set()
@@ -128,7 +131,10 @@ class DealerTable(AlgoriTable):
               think: int = 0, tell: bool = True) -> E.Event:  # fmt: skip
         card = E.card_of(contents.get("card_play")) if event == "play-card" else None
         self._wait(WAITS.get(event, 0) + (card is not None and card.special == "white_wild"))  # its effect: one more
-        self.t = max(self.t, _now_ms() - 1)  # the wall clock: a live match's lines carry when they were written
+        if event == "join-room" and player in self.joined_ms:  # a seat taken before the match: when it was
+            self.t = self.joined_ms.pop(player) - 1
+        else:
+            self.t = max(self.t, _now_ms() - 1)  # the wall clock: a live match's lines carry when they were written
         before = self.state
         ev = super()._emit(event, player, contents, refused=refused, think=0)
         if refused is None and tell:
