@@ -149,6 +149,9 @@ def _serving_only() -> None:
                 del sys.modules[m]
 
 
+#: When the match ends with this much of the log not read yet by the watcher (bytes), the wait is said.
+BEHIND_SAID = 1 << 20
+
 #: ``--join-wait`` at the most (seconds): every wait of the dealer is bounded.
 JOIN_WAIT_MAX_S = 86_400.0
 
@@ -320,6 +323,10 @@ def _follow(opts: dict[str, Any], out: str, done: Any, conn: Any) -> None:
         nonlocal drained
         if done.is_set() and drained and watcher.status.behind == 0:
             return True
+        if done.is_set() and not drained and not args.quiet and watcher.status.behind >= BEHIND_SAID:
+            s = watcher.status  # the wait that follows is said: the watcher had fallen behind the match
+            printer.note(f"storing the rest of the log: {s.behind / 2**20:,.1f} MiB not read yet"
+                         + (f", the oldest line waiting {s.lag_s:.0f} s" if s.lag_s else ""))  # fmt: skip
         drained = done.is_set()
         return False
 
