@@ -46,7 +46,7 @@ def run(args: argparse.Namespace, port_busy: Any) -> int:
         return fail(f"--timeout-ms {args.timeout_ms}: give 1 to 600000")
     if args.join_wait is None:
         args.join_wait = JOIN_WAIT_S
-    if not 0 < args.join_wait <= JOIN_WAIT_MAX_S:
+    if not 1 <= args.join_wait <= JOIN_WAIT_MAX_S:
         return fail(f"--join-wait {args.join_wait:g}: give 1 to {JOIN_WAIT_MAX_S:g} seconds")
     if not args.room or len(args.room.encode("utf-16-le")) // 2 > 20:
         return fail("--room: give a room name of 1 to 20 characters")

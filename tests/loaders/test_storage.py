@@ -164,3 +164,28 @@ def test_kakomimasu_and_chaser_records_come_back_byte_for_byte(tmp_path: Path) -
     assert len(records) == len(kako) + len(chaser) and all(records.values())
     for path in kako + chaser:  # a whole file is one record: its text exactly
         assert path.read_bytes().decode("utf-8") in texts, path.name
+
+
+def test_only_matches_in_small_blocks_are_packed_again() -> None:
+    """A compaction packs a match's lines again only when its blocks are small on average (a watcher that followed a
+    slow match); blocks of half a full one and more compress within a few per cent of full ones and stay."""
+    from queries import rawlines
+
+    con = duckdb.connect(":memory:")
+    con.execute("create table raw_blocks (match_id varchar, seqs bigint[])")
+    con.execute("create table raw_activities (match_id varchar, raw varchar)")
+
+    def blocks(match: str, sizes: list[int]) -> None:
+        seq = 0
+        for n in sizes:
+            con.execute("insert into raw_blocks values (?, ?)", [match, list(range(seq + 1, seq + n + 1))])
+            seq += n
+
+    half = rawlines.REPACK_BELOW
+    blocks("fast", [half + 50] * 20)  # a watcher that kept up with a fast match: a block of ~0.6 of a full one a batch
+    blocks("slow", [30] * 40)  # a slow match: a few lines a batch
+    blocks("mixed", [rawlines.BLOCK_LINES] * 3 + [5] * 200)  # fast, then slow: small on average
+    blocks("one", [10])  # a single block: packing it again makes the same block
+    blocks("full", [rawlines.BLOCK_LINES] * 5 + [7])
+    con.execute("insert into raw_activities values ('text', 'a line still as text')")
+    assert rawlines.loose(con) == ["mixed", "slow", "text"]
