@@ -244,8 +244,8 @@ class Follow:
     process of its own (:func:`_follow`), its findings told as ``kifu watch`` tells them (``--player``,
     ``--format``, ``--fail-on``).  Its own process, not a thread: storing a match costs about as much CPU as
     refereeing it, and in the dealer's process it would share one interpreter lock with the socket server and
-    the table — every action's answer would wait for it.  It ignores Ctrl-C (the dealer tells it when the log
-    is complete, whatever the end) and dies with the dealer (SIGKILL included: the database is then as after
+    the table — every action's answer would wait for it.  It ignores Ctrl-C and SIGTERM (the dealer tells it
+    when the log is complete, whatever the end) and dies with the dealer (SIGKILL included: the database is then as after
     its last committed batch)."""
 
     def __init__(self, args: argparse.Namespace, out: Path) -> None:
@@ -258,7 +258,7 @@ class Follow:
                 "quiet": bool(args.quiet)}  # fmt: skip
         self.proc = ctx.Process(target=_follow, args=(opts, str(out), self.done, child), name="kifu-dealer-watch",
                                 daemon=True)  # fmt: skip
-        self.proc.start()  # while the dealer sets up its server
+        self.proc.start()  # once the dealer listens: its imports (a second of CPU) no longer delay that
         child.close()
         self.error: str | None = None
 

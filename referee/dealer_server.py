@@ -303,7 +303,10 @@ class DealerServer:
         self.ended = asyncio.Event()
         self._halt = asyncio.Event()  # set by stop(): Ctrl-C or SIGTERM
         for sig in STOPS:
-            self.loop.add_signal_handler(sig, self.stop, sig)
+            try:
+                self.loop.add_signal_handler(sig, self.stop, sig)
+            except NotImplementedError:  # Windows' event loop: Ctrl-C interrupts asyncio.run instead
+                pass
         self.t0 = time.time_ns()
         config = uvicorn.Config(self.app, host=self.opts.host, port=self.opts.port, log_level="warning",
                                 lifespan="off", ws="auto", ws_per_message_deflate=False)  # fmt: skip
