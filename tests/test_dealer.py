@@ -498,8 +498,10 @@ def test_a_database_another_watcher_writes_is_refused_before_the_match(tmp_path:
                             "--rounds", "1", "--fill", "greedy", "greedy", "greedy", "greedy",
                             "--db", str(tmp_path / "k.duckdb"), "--out", str(tmp_path / "match.jsonl")],
                            cwd=REPO, capture_output=True, text=True, timeout=60)  # fmt: skip
+        left = _beside(tmp_path)  # the other watcher's files are its own: left; the dealer's empty log: gone
     assert r.returncode == 1 and "another kifu watch" in r.stderr and "not stored" in r.stderr, r.stderr
     assert "starts" not in r.stderr
+    assert left == ["k.duckdb.watch", "k.duckdb.watch.gate", "k.duckdb.watch.want"], left
 
 
 def test_join_errors_only_answer(tmp_path: Path) -> None:
