@@ -105,7 +105,8 @@ def main() -> int:
         step = max(1, len(batches) // 12)
         for k in [*range(0, len(batches), step), len(batches) - 1]:
             t, took, n, behind = batches[k]
-            print(f"  batch {k + 1:4d} at {t - t0:6.1f} s: {took:5.2f} s, {n:5,} records, {behind / 2**20:6.1f} MiB behind")
+            print(f"  batch {k + 1:4d} at {t - t0:6.1f} s: {took:5.2f} s, {n:5,} records, "
+                  f"{behind / 2**20:6.1f} MiB behind")  # fmt: skip
     if prof is not None:
         pstats.Stats(prof).sort_stats("cumulative").print_stats(30)
     return 0

@@ -245,8 +245,8 @@ class Follow:
     ``--format``, ``--fail-on``).  Its own process, not a thread: storing a match costs about as much CPU as
     refereeing it, and in the dealer's process it would share one interpreter lock with the socket server and
     the table — every action's answer would wait for it.  It ignores Ctrl-C and SIGTERM (the dealer tells it
-    when the log is complete, whatever the end) and dies with the dealer (SIGKILL included: the database is then as after
-    its last committed batch)."""
+    when the log is complete, whatever the end) and dies with the dealer (SIGKILL included: the database is
+    then as after its last committed batch)."""
 
     def __init__(self, args: argparse.Namespace, out: Path) -> None:
         import multiprocessing

@@ -156,5 +156,5 @@ def loose(con: duckdb.DuckDBPyConnection) -> list[str]:
     lines on average (or still as text)."""
     return [m for (m,) in con.execute(
         f"select match_id from (select match_id, count(*) as n, sum(len(seqs)) as lines from raw_blocks group by 1) "
-        f"where n > ceil(lines / {BLOCK_LINES}) and lines < n * {REPACK_BELOW} union select distinct match_id from raw_activities where raw is not null "
-        "order by 1").fetchall()]  # fmt: skip
+        f"where n > ceil(lines / {BLOCK_LINES}) and lines < n * {REPACK_BELOW} "
+        "union select distinct match_id from raw_activities where raw is not null order by 1").fetchall()]  # fmt: skip

@@ -477,8 +477,8 @@ def test_names_from_the_log_are_printed_inert(tmp_path: Path) -> None:
     assert {json.loads(line)["player_name"] for line in out["json"].splitlines()} == {evil}
 
 
-def test_a_match_that_ended_is_compacted_once_not_again_when_the_watcher_stops(tmp_path: Path,
-                                                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_match_that_ended_is_compacted_once_not_again_when_the_watcher_stops(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     """`kifu dealer`'s watcher stops right after its match ends: the file is compacted when the match ends, and the
     stop (whose batch reads nothing, only the runs' rows) does not copy the whole file again.  A match still being
     played when the watcher stops is compacted at the stop."""
@@ -486,7 +486,8 @@ def test_a_match_that_ended_is_compacted_once_not_again_when_the_watcher_stops(t
 
     copies: list[str] = []
     real = watch_module.live.compact
-    monkeypatch.setattr(watch_module.live, "compact", lambda db, waiting=None: (copies.append("copy"), real(db, waiting)))
+    monkeypatch.setattr(watch_module.live, "compact",
+                        lambda db, waiting=None: (copies.append("copy"), real(db, waiting)))  # fmt: skip
     lines = lines_of(fixture_path("misbehave_bind2_40"))
     log = tmp_path / "Dealer 1-D-00000001.log"
     log.write_bytes(b"".join(lines))  # the whole match: it ends in the watcher's batches
