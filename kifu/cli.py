@@ -70,7 +70,19 @@ def _dashboard_default() -> str:
     return os.environ.get("KIFU_DASHBOARD_URL") or "http://127.0.0.1:8501"
 
 
+#: The subcommands (``kifu COMMAND``).
+COMMANDS = ("ingest", "validate", "play", "dealer", "watch", "export", "replay-log", "serve")
+
+
 def main(argv: list[str] | None = None) -> int:
+    raw = sys.argv[1:] if argv is None else argv
+
+    def wanted(command: str) -> bool:
+        """Whether ``command``'s arguments may be asked for: it is the command run, or none is (``kifu --help``,
+        an unknown one).  Those whose definition imports much (the watcher's sources, the lake's formats) are
+        only made then: ``kifu dealer`` listens sooner."""
+        return not raw or raw[0] == command or raw[0] not in COMMANDS
+
     parser = argparse.ArgumentParser(
         prog="kifu", description="Kifu: game-log analytics for ALGORI UNO, Kakomimasu and CHaser — ingest contest logs, "
         "check every move against the rules, browse and replay them in a dashboard."
@@ -117,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     from kifu import watchcmd
 
-    watchcmd.add_network_arguments(p, watch=False)
+    if wanted("ingest"):
+        watchcmd.add_network_arguments(p, watch=False)
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("validate", help="print, per match and bot, how the match ended, every penalty with the finding "
@@ -197,8 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s, this machine only)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the deck (default: %(default)s)")
     p.add_argument("--timeout-ms", type=int, default=5000, help="a player's time to act (default: %(default)s)")
-    p.add_argument("--join-wait", type=float, default=600.0,
-                   help="seconds to wait for the players to join (default: %(default)s)")
+    p.add_argument("--join-wait", type=float, default=None, metavar="SECONDS",
+                   help="seconds to wait for the players to join; who is still awaited is said every 15 s "
+                   "(default: 120, at most 86400)")  # referee.dealer_server.JOIN_WAIT_S
     p.add_argument("--fill", nargs="*", default=[], metavar="BOT",
                    help="built-in bots (random, greedy, stacker) taking the last seats")
     p.add_argument("--db", required=True, help="the DuckDB database file the match is stored into as it is played "
@@ -228,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
                        "Environment: KIFU_DB, KIFU_MONGO_URI, KIFU_MEMORY_LIMIT. How it works: docs/live.md.")  # fmt: skip
     from kifu import watchcmd
 
-    watchcmd.add_arguments(p, _db_default())
+    if wanted("watch"):
+        watchcmd.add_arguments(p, _db_default())
     p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("export", help="write every table as a Hive-partitioned Parquet (or CSV) lake, one folder per "
@@ -241,9 +256,10 @@ def main(argv: list[str] | None = None) -> int:
                        "cannot be written, or a match was skipped (its folders cannot be made: listed, every other "
                        "match written); 2 on a bad argument (a missing database or not Kifu's, a --to of another "
                        "schema version or not a lake, an unknown --match or --game). Environment: KIFU_DB.")  # fmt: skip
-    from kifu import export
+    if wanted("export"):
+        from kifu import export
 
-    export.add_arguments(p, _db_default())
+        export.add_arguments(p, _db_default())
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("replay-log", help="write a recorded log again line by line at its recorded pace × --speed "
@@ -276,7 +292,6 @@ def main(argv: list[str] | None = None) -> int:
                    help="show exception details in the browser (for debugging; by default visitors see a generic message)")
     p.set_defaults(func=cmd_serve)
 
-    raw = sys.argv[1:] if argv is None else argv
     if raw[:1] == ["replay-log"]:  # its own parser: options may come before the file
         return _replay_log(list(raw[1:]))
     args = _parse(parser, sub, raw)

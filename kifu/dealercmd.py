@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -19,15 +21,20 @@ FILL = ("random", "greedy", "stacker")  # the sloppy bot's fouls are the JUA pro
 
 def run(args: argparse.Namespace, port_busy: Any) -> int:
     """Exit 0: the match completed and is stored; 1: it did not, it could not be stored, or ``--fail-on`` found
-    a finding; 2: a bad argument; 130: Ctrl-C (what was played is stored all the same)."""
+    a finding; 2: a bad argument; 130: Ctrl-C, 143: SIGTERM (what was played is stored all the same).
+
+    Nothing heavy is imported before the server listens: the watcher storing the match (DuckDB, the loaders)
+    is a process of its own, started once the port accepts connections (:class:`Follow`)."""
     from common.settings import SettingError, memory_limit
     from referee import bots
-    from referee.dealer import PACE_S
-    from referee.dealer_server import SEATS, DealerServer, Options
+    from referee.dealer import PACE_S, DealerStop
+
+    _serving_only()
+    from referee.dealer_server import JOIN_WAIT_S, SEATS, STOPS, DealerServer, Options
     from rules.uno.profile import get as get_profile
 
     def fail(why: str, status: int = 2) -> int:
-        print(f"kifu dealer: {terminal(why)}", file=sys.stderr)
+        print(f"kifu dealer: {terminal(why)}", file=sys.stderr, flush=True)
         return status
 
     try:
@@ -38,6 +45,10 @@ def run(args: argparse.Namespace, port_busy: Any) -> int:
         return fail(f"--rounds {args.rounds}: at least one round")
     if not 0 < args.timeout_ms <= 600_000:
         return fail(f"--timeout-ms {args.timeout_ms}: give 1 to 600000")
+    if args.join_wait is None:
+        args.join_wait = JOIN_WAIT_S
+    if not 1 <= args.join_wait <= JOIN_WAIT_MAX_S:
+        return fail(f"--join-wait {args.join_wait:g}: give 1 to {JOIN_WAIT_MAX_S:g} seconds")
     if not args.room or len(args.room.encode("utf-16-le")) // 2 > 20:
         return fail("--room: give a room name of 1 to 20 characters")
     if len(args.fill) > SEATS:
@@ -56,50 +67,174 @@ def run(args: argparse.Namespace, port_busy: Any) -> int:
                    join_wait_s=args.join_wait, fill=fill, pace_s=PACE_S if args.pace == "official" else 0.0)  # fmt: skip
     say = (lambda msg: print(f"kifu dealer: {terminal(msg)}", file=sys.stderr, flush=True)) if not args.quiet \
         else (lambda msg: None)  # fmt: skip
+    tidy = Tidy(Path(args.db), out)  # what exists now is left as it is; what the dealer makes beside it goes
+    follow: Follow | None = None
     with open(out, "wb") as f:  # line by line, flushed: the watcher below (and any `kifu watch`) follows it
-        follow = Follow(args, out)  # its process starts while the server starts listening
-
         written = 0
+        writing = threading.Lock()
 
         def sink(line: bytes) -> None:
             nonlocal written
-            if not f.closed:  # after a Ctrl-C the table may write on a moment: the log is closed
+            with writing:
+                if f.closed:  # the dealer was stopped (Ctrl-C, SIGTERM): the table stops at its next line
+                    raise DealerStop("the dealer was stopped")
                 f.write(line + b"\n")
                 f.flush()
                 written += 1
 
-        server = DealerServer(opts, sink, say)
+        def listening() -> None:  # on the server's loop, in the main thread (the watcher dies with that thread)
+            nonlocal follow
+            follow = Follow(args, out)
+            threading.Thread(target=await_follow, args=(follow,), name="kifu-dealer-await-watcher", daemon=True).start()
 
-        def await_follow() -> None:  # the match starts once the watcher follows the log, or not at all
+        def await_follow(follow: Follow) -> None:  # the match starts once the watcher follows the log, or not at all
             refused = follow.ready()
             if refused is None:
                 server.ready.set()
             else:
                 server.abort(refused)
 
-        threading.Thread(target=await_follow, name="kifu-dealer-await-watcher", daemon=True).start()
-        interrupted = False
+        server = DealerServer(opts, sink, say, on_listening=listening)
+        why: str | None = "not started"
         try:
             try:
                 why = asyncio.run(server.serve())
-            except KeyboardInterrupt:
-                why, interrupted = "interrupted", True
+            except (KeyboardInterrupt, asyncio.CancelledError):  # a second Ctrl-C while stopping
+                server.stopped = server.stopped or signal.SIGINT
+                why = "stopped"
             finally:
-                f.close()
-            if interrupted:
-                fail(f"interrupted (log so far: {out})", 130)
+                with writing:
+                    f.close()
+            stopped = STOPS[server.stopped] if server.stopped is not None else None
+            played = server.table is not None
+            if stopped is not None:
+                where = f"log so far: {out}" if played else "no match was played"
+                fail(f"stopped by {stopped[0]} ({where})", stopped[1])
             elif server.aborted is not None:
                 fail(server.aborted, 1)
             elif why is not None:
-                fail(f"the match did not complete: {why} (log so far: {out})", 1)
+                fail(f"the match did not complete: {why}" + (f" (log so far: {out})" if played else ""), 1)
             else:
                 table = server.table
                 assert table is not None
                 say(f"match {table.dealer_code} complete: {count(table.rounds, 'round')}, {count(written, 'line')} "
                     f"written to {out}")
         finally:
-            stored = follow.finish()  # what is stored, whatever the end; --fail-on
-    return 130 if interrupted else 1 if why is not None else stored
+            signal.signal(signal.SIGTERM, _interrupt)  # the loop's handlers are gone: SIGTERM now as Ctrl-C
+            stored = follow.finish() if follow is not None else 0  # what is stored, whatever the end; --fail-on
+            tidy.done(watcher_ended=follow is None or follow.proc.exitcode is not None)
+    if server.stopped is not None:
+        return STOPS[server.stopped][1]
+    return 1 if why is not None else stored
+
+
+#: What python-socketio 4.x and python-engineio 3.x import for their clients and message queues, each import of
+#: theirs optional (``except ImportError``): the dealer only serves.
+CLIENT_LIBRARIES = ("requests", "websocket", "tornado", "aiohttp", "redis", "aioredis", "kafka", "kombu", "aio_pika",
+                    "eventlet")  # fmt: skip
+
+
+def _serving_only() -> None:
+    """Imports socket.io's server without its clients' HTTP libraries (requests, tornado: a tenth of a second of
+    the dealer's start on an idle core).  The dealer's own process only: a socket.io client made in this process
+    afterwards would find no ``requests``.  The libraries can be imported again afterwards."""
+    if "socketio" in sys.modules:
+        return
+    kept_out = [m for m in CLIENT_LIBRARIES if m not in sys.modules]
+    for m in kept_out:
+        sys.modules[m] = None  # type: ignore[assignment]  # `import m` raises ImportError
+    try:
+        import socketio  # noqa: F401
+    finally:
+        for m in kept_out:
+            if m in sys.modules and sys.modules[m] is None:
+                del sys.modules[m]
+
+
+#: When the match ends with this much of the log not read yet by the watcher (bytes), the wait is said.
+BEHIND_SAID = 1 << 20
+
+#: ``--join-wait`` at the most (seconds): every wait of the dealer is bounded.
+JOIN_WAIT_MAX_S = 86_400.0
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+class Tidy:
+    """What ``kifu dealer`` leaves beside the database: the lock files its watcher made (``<db>.lock``, the
+    ``<db>.watch*`` files, ``<db>.watch.resume``) go when it ends, and, when no match was played, the empty
+    log and the database it made.  A file that was there before the dealer started is left as it was."""
+
+    SIDE = (".lock", ".watch", ".watch.gate", ".watch.want", ".watch.resume")
+
+    def __init__(self, db: Path, out: Path) -> None:
+        self.db, self.out = db, out
+        self.side = [db.with_name(db.name + s) for s in self.SIDE]
+        self.before = {p for p in [db, out, *self.side] if os.path.lexists(p)}
+
+    def done(self, *, watcher_ended: bool) -> None:
+        """After the watcher ended (``watcher_ended``; else, killed, it may hold the files: they stay)."""
+        if not watcher_ended:
+            return
+        for p in self.side:
+            if p not in self.before:
+                _unlink_unheld(p)
+        if self.out not in self.before and _size(self.out) == 0:  # no match: no line
+            self.out.unlink(missing_ok=True)
+            if self.db not in self.before and _empty_database(self.db):
+                self.db.unlink(missing_ok=True)
+                self.db.with_name(self.db.name + ".wal").unlink(missing_ok=True)
+
+
+def _size(p: Path) -> int | None:
+    try:
+        return p.stat().st_size
+    except OSError:
+        return None
+
+
+def _unlink_unheld(p: Path) -> None:
+    """Removes the lock file ``p`` unless another run holds it right now (``flock``); a run waiting for it then
+    finds the path gone and locks the new file (:func:`queries.sharing.db_lock`)."""
+    import fcntl
+
+    try:
+        fh = open(p, "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        return
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        return
+    try:
+        if os.path.samestat(os.fstat(fh.fileno()), os.stat(p)):
+            p.unlink()
+    except OSError:
+        pass
+    finally:
+        fh.close()
+
+
+def _empty_database(db: Path) -> bool:
+    """A database file that holds no event, no game and no run (the watcher opened it, nothing was stored)."""
+    if _size(db) is None:
+        return False
+    import duckdb
+
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        tables = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
+        return all(con.execute(f'select count(*) from "{t}"').fetchone()[0] == 0 for t in tables)  # noqa: S608
+    except duckdb.Error:
+        return False
+    finally:
+        con.close()
 
 #: How long the watcher may take, once the match is over, to store the rest of the log (a 1,000-round match
 #: played by the fastest bots: a few seconds, 22 s on a loaded machine).
@@ -111,9 +246,9 @@ class Follow:
     process of its own (:func:`_follow`), its findings told as ``kifu watch`` tells them (``--player``,
     ``--format``, ``--fail-on``).  Its own process, not a thread: storing a match costs about as much CPU as
     refereeing it, and in the dealer's process it would share one interpreter lock with the socket server and
-    the table — every action's answer would wait for it.  It ignores Ctrl-C (the dealer tells it when the log
-    is complete, whatever the end) and dies with the dealer (SIGKILL included: the database is then as after
-    its last committed batch)."""
+    the table — every action's answer would wait for it.  It ignores Ctrl-C and SIGTERM (the dealer tells it
+    when the log is complete, whatever the end) and dies with the dealer (SIGKILL included: the database is
+    then as after its last committed batch)."""
 
     def __init__(self, args: argparse.Namespace, out: Path) -> None:
         import multiprocessing
@@ -125,7 +260,7 @@ class Follow:
                 "quiet": bool(args.quiet)}  # fmt: skip
         self.proc = ctx.Process(target=_follow, args=(opts, str(out), self.done, child), name="kifu-dealer-watch",
                                 daemon=True)  # fmt: skip
-        self.proc.start()  # while the dealer sets up its server
+        self.proc.start()  # once the dealer listens: its imports (a second of CPU) no longer delay that
         child.close()
         self.error: str | None = None
 
@@ -147,12 +282,16 @@ class Follow:
         """The log is complete: the watcher reads it to its end, stores it and ends.  0, or 1 when the match
         could not be stored or ``--fail-on`` found what it looks for (the watcher said which)."""
         self.done.set()
-        self.proc.join(FINISH_S)
+        try:
+            self.proc.join(FINISH_S)
+        except KeyboardInterrupt:  # Ctrl-C (or SIGTERM) again while it stores the log's end: stopped at once
+            why = "stopped while storing the log's end"
+        else:
+            why = f"the watcher had not stored the log's end {FINISH_S:g} s after the match"
         if self.proc.is_alive():  # bounded: what it committed is stored (a database as after its last batch)
             self.proc.kill()
             self.proc.join()
-            print(f"kifu dealer: the watcher had not stored the log's end {FINISH_S:g} s after the match — stopped; "
-                  "the database holds what it committed", file=sys.stderr)  # fmt: skip
+            print(f"kifu dealer: {why} — stopped; the database holds what it committed", file=sys.stderr)
             return 1
         code = self.proc.exitcode
         return 0 if code == 0 else 1
@@ -160,8 +299,6 @@ class Follow:
 
 def _follow(opts: dict[str, Any], out: str, done: Any, conn: Any) -> None:
     """The watcher process of :class:`Follow`: exits 0, or 1 (what for is on stderr)."""
-    import signal
-
     from kifu.watchcmd import Printer
     from loaders.core import feeds
     from loaders.core.sources import SourceError
@@ -169,7 +306,8 @@ def _follow(opts: dict[str, Any], out: str, done: Any, conn: Any) -> None:
     from loaders.parallel.lifeline import die_with_parent
     from queries import DatabaseError
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the dealer tells it when to stop (Ctrl-C to the process group too)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     die_with_parent()
     args = argparse.Namespace(**opts)
     printer = Printer(argparse.Namespace(format=args.format, player=args.player, fail_on=args.fail_on, no_status=True),
@@ -187,6 +325,10 @@ def _follow(opts: dict[str, Any], out: str, done: Any, conn: Any) -> None:
         nonlocal drained
         if done.is_set() and drained and watcher.status.behind == 0:
             return True
+        if done.is_set() and not drained and not args.quiet and watcher.status.behind >= BEHIND_SAID:
+            s = watcher.status  # the wait that follows is said: the watcher had fallen behind the match
+            printer.note(f"storing the rest of the log: {s.behind / 2**20:,.1f} MiB not read yet"
+                         + (f", the oldest line waiting {s.lag_s:.0f} s" if s.lag_s else ""))  # fmt: skip
         drained = done.is_set()
         return False
 
@@ -202,7 +344,7 @@ def _follow(opts: dict[str, Any], out: str, done: Any, conn: Any) -> None:
             print(f"kifu dealer: {terminal(why)}", file=sys.stderr, flush=True)
         sys.exit(1)
     s = watcher.status
-    if not args.quiet:
+    if not args.quiet and (s.events or s.findings):  # none: no match was played (the dealer says so)
         for line in printer.summary():
             printer.note(line)
         printer.note(f"{_named(watcher.matches(), out)}{count(s.events, 'event')} stored into {args.db}, "

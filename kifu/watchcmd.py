@@ -8,11 +8,13 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from common.safe import json_dumps, terminal
 from common.words import count
-from loaders.live.watch import Finding, Status, Watcher
+
+if TYPE_CHECKING:  # the watcher (DuckDB, the loaders) is imported when a command runs, not to build the parser
+    from loaders.live.watch import Finding, Status
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
@@ -250,7 +252,7 @@ def run(args: argparse.Namespace, mongo_uri: str | None, out: TextIO = sys.stdou
     except SourceError as exc:
         print(f"kifu watch: {terminal(exc)}", file=err)
         return 2
-    from loaders.live.watch import BATCH_MAX_S, MAX_BATCH
+    from loaders.live.watch import BATCH_MAX_S, MAX_BATCH, Watcher
 
     watcher = Watcher(args.db, feed_list, ruleset=ruleset, on_finding=printer.finding, on_note=printer.note,
                       poll_s=args.poll, max_batch=batch_records or MAX_BATCH,

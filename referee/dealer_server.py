@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import signal
 import threading
 import time
 import urllib.parse
@@ -93,6 +94,13 @@ class _Front:
             await send({"type": "http.response.body", "body": body})
         else:  # a websocket handshake: refused (403) as python-engineio refuses it; a body (uvicorn's extension)
             await send({"type": "websocket.close", "code": 1008})  # is logged as an error there, and clients hide it
+#: ``--join-wait``'s default (seconds): the bots of a contestant are started within a minute or two of the
+#: dealer; a bot that gave up is not waited for ten minutes.
+JOIN_WAIT_S = 120.0
+#: While seats are free, how often the dealer says who it still waits for (seconds).
+TELL_EVERY_S = 15.0
+#: How the signals that stop the dealer are named, and the exit status each gives.
+STOPS = {signal.SIGINT: ("Ctrl-C", 130), signal.SIGTERM: ("SIGTERM", 143)}
 
 
 class _InOrder(socketio.AsyncManager):
@@ -143,7 +151,7 @@ class Options:
     port: int = 8080
     seed: int = 0
     timeout_s: float = 5.0
-    join_wait_s: float = 600.0
+    join_wait_s: float = JOIN_WAIT_S
     pace_s: float = 0.0  # referee.dealer.PACE_S: the official dealer's waits (--pace official)
     fill: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = field(default_factory=list)
 
@@ -151,8 +159,11 @@ class Options:
 class DealerServer:
     """One match: seats the players who join, plays it, tells them the end and closes every socket."""
 
-    def __init__(self, opts: Options, sink: Callable[[bytes], Any], say: Callable[[str], None] = lambda _: None) -> None:
+    def __init__(self, opts: Options, sink: Callable[[bytes], Any], say: Callable[[str], None] = lambda _: None,
+                 on_listening: Callable[[], None] = lambda: None) -> None:  # fmt: skip
         self.opts, self.sink, self.say = opts, sink, say
+        self.on_listening = on_listening  # called once the port accepts connections (the watcher starts then)
+        self.stopped: signal.Signals | None = None  # the signal (Ctrl-C, SIGTERM) that stopped the dealer, if any
         self.sio = _Server(self._unknown, async_mode="asgi", cors_allowed_origins="*", client_manager=_InOrder(),
                                         json=_Json, logger=False, engineio_logger=False)  # fmt: skip
         self.app = _Front(socketio.ASGIApp(self.sio), self)
@@ -161,11 +172,13 @@ class DealerServer:
         self.code_of: dict[str, str] = {}  # sid -> player code
         self.sid_of: dict[str, str] = {}  # player code -> sid
         self.names: dict[str, str] = {}  # player code -> name
+        self.joined_ms: dict[str, int] = {}  # player code -> when it joined (epoch ms)
         self.started = False
         self.ready = threading.Event()  # set when the match may start (its log is followed into the database)
         self.aborted: str | None = None  # why the match may not start at all
         self.result: str | None = None  # why the match did not complete (None: it did)
         self.table: DealerTable | None = None
+        self._task: asyncio.Task[Any] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.out: asyncio.Queue[tuple[str, Any, Any, Any]] | None = None
         self._register()
@@ -224,7 +237,9 @@ class DealerServer:
                 if self.started:
                     self.inbox.put(Message(code, "disconnect", None, sid=sid))
                 else:  # left before the match: the seat is free again
-                    self.told.setdefault("left before the match", set()).add(self.names.pop(code, None))
+                    name = self.names.pop(code, None)
+                    self.told.setdefault("left before the match", set()).add(name)
+                    self.say(f"left: {name} ({code}) before the match; waiting for {self.waiting_for()}")
 
         @sio.on("join-room")
         async def join_room(sid: str, data: Any = None) -> tuple[Any, Any]:
@@ -242,14 +257,15 @@ class DealerServer:
                 while code in self.names:
                     code = f"P-{int(code[2:]) + 1:08d}"
                 self.names[code] = name
+                self.joined_ms[code] = int(time.time() * 1000)  # its join-room line carries it
             self.code_of[sid], self.sid_of[code] = code, sid
             self.sio.enter_room(sid, self.opts.room)
             await self.sio.emit("join-room", {"room_name": data["room_name"], "player": name}, room=self.opts.room)
             if back:
                 self.inbox.put(Message(code, "rejoin", name, sid=sid))  # the table writes its join-room line
-                self.say(f"{code} ({name}) is back at its seat")
+                self.say(f"back: {name} ({code}) at its seat")
             else:
-                self.say(f"{code} ({name}) joined, {len(self.names) + len(self.opts.fill)} of {SEATS} seats taken")
+                self.say(f"joined: {name} ({code}), seat {len(self.names)}/{SEATS}")
                 self._maybe_start()
             answer = {**data, "game_id": self.dealer_code(), "your_id": code, "total_turn": self.opts.rounds}
             if self.opts.profile.white_wild is not None:  # without white wilds the program's field is undefined: absent
@@ -345,7 +361,8 @@ class DealerServer:
         """Why the match did not start: who joined, and who joined and left."""
         left = len(self.told.get("left before the match", set()) - set(self.names.values()))
         return (f"only {len(self.names)} of {SEATS - len(self.opts.fill)} players joined in {self.opts.join_wait_s:g} s"
-                + (f" ({left} joined and left)" if left else ""))  # fmt: skip
+                + (f" ({left} joined and left)" if left else "")
+                + f" (--join-wait): still waiting for {self.waiting_for()}")  # fmt: skip
 
     def _hinting(self, sink: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
         """The table's sink, which at the fast pace looks for a socket player's first timeout: a hint, said once."""
@@ -390,8 +407,8 @@ class DealerServer:
             code = f"P-{len(seats) + 1:08d}"
             seats.append(Seat(code, f"{kind}-{len(seats) + 1}", bot))
         self.table = DealerTable(self.opts.profile, seats, self, self.inbox, timeout_s=self.opts.timeout_s,
-                                 remote=set(self.names), pace_s=self.opts.pace_s, seed=self.opts.seed,
-                                 rounds=self.opts.rounds, dealer=self.opts.room, dealer_code=self.dealer_code())  # fmt: skip
+                                 remote=set(self.names), joined_ms=self.joined_ms, pace_s=self.opts.pace_s,
+                                 seed=self.opts.seed, rounds=self.opts.rounds, dealer=self.opts.room, dealer_code=self.dealer_code())  # fmt: skip
         self.say(f"match {self.table.dealer_code} starts: {count(self.opts.rounds, 'round')}, {self.opts.profile.id} "
                  f"({self.table.dealer_code}: its dealer code; the findings name it by its database id, M-…)")
         threading.Thread(target=self._play, name="kifu-dealer-table", daemon=True).start()
@@ -409,11 +426,35 @@ class DealerServer:
             if not self.loop.is_closed():  # closed: the server was interrupted (Ctrl-C)
                 self.loop.call_soon_threadsafe(self.ended.set)
 
+    def waiting_for(self) -> str:
+        """Who the dealer still waits for: ``3 more players (1 joined: NAME)``."""
+        free = SEATS - len(self.opts.fill) - len(self.names)
+        joined = ", ".join(self.names.values())
+        told = f" ({len(self.names)} joined: {joined})" if joined else ""
+        return f"{free} more player{'s' if free != 1 else ''}{told}"
+
+    def stop(self, sig: signal.Signals) -> None:
+        """Ctrl-C or SIGTERM (on the loop): the dealer stops serving, closes the sockets and ends; a second one
+        ends it at once."""
+        if self.stopped is not None and self._task is not None:
+            self._task.cancel()
+            return
+        self.stopped = sig
+        self._halt.set()
+
     async def serve(self) -> str | None:
-        """Serves until the match has ended (or no match could start in time); why it did not complete, or None."""
+        """Serves until the match has ended (or no match could start in time, or Ctrl-C or SIGTERM came); why it
+        did not complete, or None."""
         self.loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()
         self.out = asyncio.Queue()
         self.ended = asyncio.Event()
+        self._halt = asyncio.Event()  # set by stop(): Ctrl-C or SIGTERM
+        for sig in STOPS:
+            try:
+                self.loop.add_signal_handler(sig, self.stop, sig)
+            except NotImplementedError:  # Windows' event loop: Ctrl-C interrupts asyncio.run instead
+                pass
         self.t0 = time.time_ns()
         config = uvicorn.Config(self.app, host=self.opts.host, port=self.opts.port, log_level="warning",
                                 lifespan="off", ws="auto", ws_per_message_deflate=False)  # fmt: skip
@@ -421,31 +462,58 @@ class DealerServer:
         server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
         serving = asyncio.ensure_future(server.serve())
         sender = asyncio.ensure_future(self._sender())
-        if not self.opts.fill or len(self.opts.fill) < SEATS:
-            self.say(f"waiting for players on http://{self.opts.host}:{self.opts.port}, room {self.opts.room}")
-        deadline = self.loop.time() + self.opts.join_wait_s
-        while not self.started and self.loop.time() < deadline and not serving.done() and self.aborted is None:
-            self._maybe_start()
-            await asyncio.sleep(0.05)
+        while not server.started and not serving.done() and self.stopped is None:  # bound, or it could not be
+            await asyncio.sleep(0.005)
         if serving.done():  # the port could not be bound
             sender.cancel()
             exc = serving.exception() if not serving.cancelled() else None
             return f"cannot serve on {self.opts.host}:{self.opts.port}" + (f": {exc}" if exc else "")
-        if self.aborted is not None:
+        if server.started:
+            free = SEATS - len(self.opts.fill)
+            self.say(f"listening on http://{self.opts.host}:{self.opts.port}, room {self.opts.room}"
+                     + (f" — start your bots ({free} seat{'s' if free != 1 else ''})" if free else ""))  # fmt: skip
+            self.on_listening()
+        start = self.loop.time()
+        deadline, told = start + self.opts.join_wait_s, start
+        while not self.started and self.loop.time() < deadline and not serving.done() and self.aborted is None \
+                and self.stopped is None:  # fmt: skip
+            self._maybe_start()
+            now = self.loop.time()
+            if now - told >= TELL_EVERY_S and not self.started:
+                told = now
+                self.say(f"waiting for {self.waiting_for()}; {deadline - now:.0f} s left (--join-wait), Ctrl-C stops")
+            await asyncio.sleep(0.05)
+        if self.stopped is not None:
+            self.result = f"stopped by {STOPS[self.stopped][0]}"
+        elif serving.done():
+            self.result = f"the server stopped serving on {self.opts.host}:{self.opts.port}"
+        elif self.aborted is not None:
             self.result = self.aborted
         elif not self.started:
             self.result = self._too_few()
         else:
-            await self.ended.wait()
-        await asyncio.wait_for(self.out.join(), 10)  # the last messages out (finish-game) before closing
+            ended = asyncio.ensure_future(self.ended.wait())
+            halted = asyncio.ensure_future(self._halt.wait())
+            await asyncio.wait([ended, halted], return_when=asyncio.FIRST_COMPLETED)
+            for t in (ended, halted):
+                t.cancel()
+            if self.stopped is not None and not self.ended.is_set():
+                self.result = f"stopped by {STOPS[self.stopped][0]}"
+        try:  # the last messages out (finish-game) before closing
+            await asyncio.wait_for(self.out.join(), 10)
+        except asyncio.TimeoutError:
+            pass
         for sid in list(self.code_of):
             try:
                 await self.sio.disconnect(sid)
             except Exception:  # noqa: BLE001 - already gone
                 pass
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.2 if self.stopped is None else 0.05)
         server.should_exit = True
-        await asyncio.wait_for(serving, 10)
+        try:
+            await asyncio.wait_for(serving, 10)
+        except asyncio.TimeoutError:
+            pass
         sender.cancel()
         return self.result
 

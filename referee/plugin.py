@@ -10,13 +10,15 @@ profile's ``action_ms``, or ``--bot-timeout-ms``).  What can go wrong stays the 
 * an exception: its traceback on standard error, :class:`~referee.match.BotFailed` ``raised …``;
 * an exit (``sys.exit``, ``os._exit``, a crash, a kill): ``BotFailed`` with the exit status;
 * prints: on standard error, each line prefixed with the bot's name — never in the log.
+
+The clock is a wait on a queue the bot's answers are put in by a thread reading its standard output
+(:func:`_lines`), so it runs the same on Linux, macOS and Windows (``select`` on a pipe is POSIX only).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import select
+import queue
 import signal
 import subprocess
 import sys
@@ -39,12 +41,15 @@ class PluginBot:
         self.name = name
         self.limit_ms = limit_ms
         self.late = False  # a question it was timed out on is still being answered
-        self.buf = b""
+        self.gone = False  # its answers ended (the process exited, or closed its standard output)
         self.proc = subprocess.Popen([sys.executable, str(HOST), path, function], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
         assert self.proc.stdin is not None and self.proc.stdout is not None and self.proc.stderr is not None
         self.relay = threading.Thread(target=_relay, args=(self.proc.stderr, name), daemon=True)
         self.relay.start()
+        self.answers: queue.Queue[bytes | None] = queue.Queue()  # its lines, then None at their end
+        self.reader = threading.Thread(target=_lines, args=(self.proc.stdout, self.answers), daemon=True)
+        self.reader.start()
         try:
             hello = self._answer(time.monotonic() + max(LOAD_S, limit_ms / 1000))
         except BotFailed as exc:
@@ -81,16 +86,15 @@ class PluginBot:
 
     def _answer(self, deadline: float) -> dict[str, Any] | None:
         """The bot's next line, or None when the deadline passes first; BotFailed when the process is gone."""
-        fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
-        while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                return None
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                raise self._gone()
-            self.buf += chunk
-        line, _, self.buf = self.buf.partition(b"\n")
+        if self.gone:
+            raise self._gone()
+        try:
+            line = self.answers.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            return None
+        if line is None:
+            self.gone = True
+            raise self._gone()
         return json.loads(line)  # type: ignore[no-any-return]
 
     def _gone(self) -> BotFailed:
@@ -116,6 +120,18 @@ class PluginBot:
                 self.proc.kill()
                 self.proc.wait()
         self.relay.join(timeout=2)
+        self.reader.join(timeout=2)
+
+
+def _lines(stream: IO[bytes], into: queue.Queue[bytes | None]) -> None:
+    """The bot's answers (its host's lines on standard output) into ``into``, then None when they end."""
+    try:
+        for line in iter(stream.readline, b""):
+            if line.endswith(b"\n"):  # a line cut by the end of the output is no answer
+                into.put(line)
+    except (OSError, ValueError):  # closed under us
+        pass
+    into.put(None)
 
 
 def _relay(stream: IO[bytes], name: str) -> None:

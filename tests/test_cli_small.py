@@ -43,6 +43,24 @@ def test_a_mistyped_option_gets_the_subcommands_usage_and_the_nearest_option(
     assert f"(did you mean {near}?)" in err.splitlines()[-1]
 
 
+def test_every_subcommand_is_known_and_the_dealer_builds_no_other_commands_heavy_arguments() -> None:
+    """``kifu dealer`` listens sooner: the arguments of the watcher's sources and of the lake's formats are made only
+    for their commands (or for ``kifu --help``), so the dealer's process imports neither DuckDB nor the loaders
+    before it listens.  Every subcommand is in COMMANDS (else its arguments would be left out for it)."""
+    import re
+
+    from kifu import cli
+
+    assert tuple(re.findall(r'sub\.add_parser\("([a-z-]+)"', Path(cli.__file__).read_text())) == cli.COMMANDS
+    code = ("import sys; from kifu.cli import main\n"
+            "try:\n    main(['dealer', '--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('duckdb', 'loaders.core.feeds', 'loaders.live.watch', 'kifu.export', 'pandas') "
+            "if m in sys.modules))")  # fmt: skip
+    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+    assert r.stdout.strip().splitlines()[-1] == "[]", r.stdout[-500:]
+
+
 def test_an_option_like_nothing_gets_no_guess(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["ingest", "--zzzzzz"])

@@ -575,8 +575,10 @@ def test_a_database_another_watcher_writes_is_refused_before_the_match(tmp_path:
                             "--rounds", "1", "--fill", "greedy", "greedy", "greedy", "greedy",
                             "--db", str(tmp_path / "k.duckdb"), "--out", str(tmp_path / "match.jsonl")],
                            cwd=REPO, capture_output=True, text=True, timeout=60)  # fmt: skip
+        left = _beside(tmp_path)  # the other watcher's files are its own: left; the dealer's empty log: gone
     assert r.returncode == 1 and "another kifu watch" in r.stderr and "not stored" in r.stderr, r.stderr
     assert "starts" not in r.stderr
+    assert left == ["k.duckdb.watch", "k.duckdb.watch.gate", "k.duckdb.watch.want"], left
 
 
 def test_join_errors_only_answer(tmp_path: Path) -> None:
@@ -1134,3 +1136,83 @@ def test_typed_fields_are_checked_as_the_program_checks_them(tmp_path: Path) -> 
     errors = [x["contents"]["error"] for x in lines if x["event"] == "penalty" and x["contents"]["player"] == bot.code]
     assert errors[:2] == ["Param title invalid.", "Player name is required."], errors
     assert _findings(out) == []
+
+
+def _beside(tmp_path: Path) -> list[str]:
+    """The files in the test's folder: the database, the log and whatever the dealer left beside them."""
+    return sorted(p.name for p in tmp_path.iterdir())
+
+
+def test_joins_are_told_by_name_made_terminal_safe_and_a_match_leaves_no_lock_file(tmp_path: Path) -> None:
+    """The listening line says where to point the bots; each join names the player (its escape sequences written
+    as escapes), its code and its seat; each join-room line carries when its player joined (written as the match
+    starts); after the match only the database and the log are left (no <db>.lock, no <db>.watch* file)."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room J", "--rounds", "1", "--fill", "greedy", "greedy")
+    first = Bot(port, "Room J", "evil\x1b[2J\u202ename").start()
+    deadline = time.monotonic() + 30
+    while not first.code and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    second = Bot(port, "Room J", "bot 2").start()
+    err = _played(proc, first, second)
+    lines = _lines(out)
+    joins = {x["player"]: x["dateCreated"] for x in lines if x["event"] == "join-room"}
+    begun = next(x["dateCreated"] for x in lines if x["event"] == "first-player")
+    assert joins["P-00000002"] - joins["P-00000001"] >= 500, joins  # not written 1 ms apart at the start
+    assert joins["P-00000001"] < joins["P-00000002"] <= joins["P-00000003"] <= begun, (joins, begun)
+    assert f"kifu dealer: listening on http://127.0.0.1:{port}, room Room J — start your bots (2 seats)\n" in err, err
+    assert "kifu dealer: joined: evil\\x1b[2J\\u202ename (P-00000001), seat 1/4\n" in err, err
+    assert "kifu dealer: joined: bot 2 (P-00000002), seat 2/4\n" in err, err
+    assert "\x1b" not in err and "\u202e" not in err
+    assert _beside(tmp_path) == ["k.duckdb", "match.jsonl"]
+
+
+def test_too_few_players_in_join_wait_says_who_joined_and_who_is_awaited(tmp_path: Path) -> None:
+    """--join-wait bounds the wait: the one-line reason names who joined and how many are still awaited; nothing
+    was played, so nothing is left (no empty log, no database, no lock file)."""
+    proc, port, out = _dealer(tmp_path, "--room", "Room K", "--rounds", "1", "--fill", "greedy", "--join-wait", "2")
+    bot = Bot(port, "Room K", "early bird").start()
+    err = _played(proc, bot, timeout=60, exit_code=1)
+    assert "only 1 of 3 players joined in 2 s (--join-wait): still waiting for 2 more players (1 joined: early bird)" \
+        in err, err  # fmt: skip
+    assert _beside(tmp_path) == []
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_or_sigterm_while_waiting_ends_with_one_line_and_leaves_nothing(tmp_path: Path, how: str) -> None:
+    import signal
+
+    proc, port, out = _dealer(tmp_path, "--room", "Room S", "--rounds", "1")
+    time.sleep(0.5)  # the watcher started after listening: stopped while it starts, or once it follows the log
+    proc.send_signal(getattr(signal, how))
+    code, err = _finish(proc, 60)
+    name, status = ("Ctrl-C", 130) if how == "SIGINT" else ("SIGTERM", 143)
+    assert code == status, err
+    assert err.strip().splitlines()[-1] == f"kifu dealer: stopped by {name} (no match was played)", err
+    assert _beside(tmp_path) == []
+
+
+def test_sigterm_during_the_match_stores_what_was_played_and_leaves_no_lock_file(tmp_path: Path) -> None:
+    import signal
+
+    import duckdb
+
+    proc, port, out = _dealer(tmp_path, "--room", "Room T", "--rounds", "500", "--fill", "greedy", "greedy", "greedy")
+    bot = Bot(port, "Room T", "player").start()
+    try:
+        deadline = time.monotonic() + 60
+        while len(out.read_bytes().splitlines()) < 200 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        code, err = _finish(proc, 120)
+    finally:
+        bot.close()
+    assert code == 143, err
+    assert f"kifu dealer: stopped by SIGTERM (log so far: {out})" in err, err
+    assert _beside(tmp_path) == ["k.duckdb", "match.jsonl"]
+    con = duckdb.connect(str(tmp_path / "k.duckdb"), read_only=True)
+    try:
+        stored = con.execute("select count(*) from events").fetchall()[0][0]
+    finally:
+        con.close()
+    assert stored == len(_lines(out)) >= 200

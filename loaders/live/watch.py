@@ -209,10 +209,12 @@ class Watcher:
         self.inbox = handoff.Inbox(self.db, resolve_ruleset=_profile)
         self._current: handoff.Request | None = None  # the request whose item the batch is taking
         self._waiting_records = 0  # records polled and not stored yet (run() says, before it polls)
-        # Batches since the file was last compacted.  Small batches leave it larger than one ingest would
-        # (DuckDB stores each checkpoint's new rows in pieces of their own, and rewrites a table's newest
-        # row group whole); it is compacted (rewritten, :func:`queries.sharing.compact`) once a match ends
-        # and when the watcher stops — once per match, never per batch.
+        # Batches that stored what was read since the file was last compacted.  Small batches leave it larger
+        # than one ingest would (DuckDB stores each checkpoint's new rows in pieces of their own, and rewrites a
+        # table's newest row group whole); it is compacted (rewritten, :func:`queries.sharing.compact`) once a
+        # match ends and when the watcher stops — once per match, never per batch, and not again at the stop
+        # when no batch read anything since (`kifu dealer`: the match ends, the watcher stops right after; a
+        # second copy of the whole file took as long as the first, for the last batch's few bookkeeping rows).
         self._since_compact = 0
 
     # -- the loop
@@ -426,7 +428,7 @@ class Watcher:
             self._save_points(con, final)
             self.inbox.committed(ended, self.run_id, self.db)  # after the commit: the ingests' answers
         self._identity = self._writer.identity
-        self._since_compact += 1
+        self._since_compact += 1 if items else 0  # the closing batch (no item: the runs' rows) leaves the file be
         self.status.batches += 1
         stored_at = time.time()
         out = [self._finding(row, stored_at) for row in told]

@@ -177,6 +177,7 @@ def test_repack_streams_a_match_into_the_blocks_one_pack_makes(monkeypatch: pyte
     monkeypatch.setattr(rawlines, "BLOCK_LINES", 7)
     monkeypatch.setattr(rawlines, "BLOCK_BYTES", 400)
     monkeypatch.setattr(rawlines, "REPACK_WINDOW", 2)
+    monkeypatch.setattr(rawlines, "REPACK_BELOW", 2)
     texts = {seq: json.dumps({"seq": seq, "name": "棋譜" * (seq % 5), "pad": "x" * (900 if seq == 41 else seq)})
              for seq in range(1, 120)}  # fmt: skip
 
@@ -213,3 +214,28 @@ def test_repack_streams_a_match_into_the_blocks_one_pack_makes(monkeypatch: pyte
     assert con.execute("select count(*) from raw_activities where raw is not null").fetchone()[0] == 0
     assert rawlines.lines(con, "other", 1, 2**62) == {s: texts[s] for s in (1, 2, 3)}
     assert rawlines.loose(con) == []
+
+
+def test_only_matches_in_small_blocks_are_packed_again() -> None:
+    """A compaction packs a match's lines again only when its blocks are small on average (a watcher that followed a
+    slow match); blocks of half a full one and more compress within a few per cent of full ones and stay."""
+    from queries import rawlines
+
+    con = duckdb.connect(":memory:")
+    con.execute("create table raw_blocks (match_id varchar, seqs bigint[])")
+    con.execute("create table raw_activities (match_id varchar, raw varchar)")
+
+    def blocks(match: str, sizes: list[int]) -> None:
+        seq = 0
+        for n in sizes:
+            con.execute("insert into raw_blocks values (?, ?)", [match, list(range(seq + 1, seq + n + 1))])
+            seq += n
+
+    half = rawlines.REPACK_BELOW
+    blocks("fast", [half + 50] * 20)  # a watcher that kept up with a fast match: a block of ~0.6 of a full one a batch
+    blocks("slow", [30] * 40)  # a slow match: a few lines a batch
+    blocks("mixed", [rawlines.BLOCK_LINES] * 3 + [5] * 200)  # fast, then slow: small on average
+    blocks("one", [10])  # a single block: packing it again makes the same block
+    blocks("full", [rawlines.BLOCK_LINES] * 5 + [7])
+    con.execute("insert into raw_activities values ('text', 'a line still as text')")
+    assert rawlines.loose(con) == ["mixed", "slow", "text"]

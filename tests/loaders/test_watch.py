@@ -475,3 +475,31 @@ def test_names_from_the_log_are_printed_inert(tmp_path: Path) -> None:
     assert out["text"] and b"\x1b" not in out["text"] and b"\x07" not in out["text"]
     assert all(line.count(b"\n") == 0 for line in out["text"].splitlines())
     assert {json.loads(line)["player_name"] for line in out["json"].splitlines()} == {evil}
+
+
+def test_a_match_that_ended_is_compacted_once_not_again_when_the_watcher_stops(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """`kifu dealer`'s watcher stops right after its match ends: the file is compacted when the match ends, and the
+    stop (whose batch reads nothing, only the runs' rows) does not copy the whole file again.  A match still being
+    played when the watcher stops is compacted at the stop."""
+    import loaders.live.watch as watch_module
+
+    copies: list[str] = []
+    real = watch_module.live.compact
+    monkeypatch.setattr(watch_module.live, "compact",
+                        lambda db, waiting=None: (copies.append("copy"), real(db, waiting)))  # fmt: skip
+    lines = lines_of(fixture_path("misbehave_bind2_40"))
+    log = tmp_path / "Dealer 1-D-00000001.log"
+    log.write_bytes(b"".join(lines))  # the whole match: it ends in the watcher's batches
+    w = Watcher(tmp_path / "w.duckdb", [follow_path(log, settle_s=0.2)], poll_s=0.01)
+    watch_until(w, lambda: True)
+    assert copies == ["copy"]
+    ingest_files(tmp_path / "one.duckdb", fixture_path("misbehave_bind2_40"))
+    assert_same(tmp_path / "w.duckdb", tmp_path / "one.duckdb")
+
+    copies.clear()
+    cut = tmp_path / "Dealer 1-D-00000002.log"
+    cut.write_bytes(b"".join(lines[: len(lines) // 2]))  # stopped while the match is played: compacted at the stop
+    w = Watcher(tmp_path / "cut.duckdb", [follow_path(cut, settle_s=0.2)], poll_s=0.01)
+    watch_until(w, lambda: True)
+    assert copies == ["copy"]
