@@ -246,7 +246,7 @@ def _examples(con: Any) -> dict[str, dict[str, Any]]:
 
 #: Queries that read how raw lines are stored, not what they say: their callers (``dashboard.raw_event``,
 #: ``match_records``, ``queries.boards``) are compared instead.
-STORAGE_QUERIES = {"raw/unpacked", "raw/blocks", "board/raw_event", "match_records"}
+STORAGE_QUERIES = {"raw/unpacked", "raw/blocks", "raw/block_starts", "raw/unpacked_seqs", "board/raw_event", "match_records"}
 
 
 def test_every_read_query_gives_the_same_result_on_the_lake(dbcon: Any, lakecon: Any) -> None:
