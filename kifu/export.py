@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+from common.words import count
 from queries.lake import FORMATS, META_FILE, NULL_PARTITION, PARTITION_COLUMNS, UNKNOWN_GAME, LakeError, data_files, read_meta
 
 #: A staging folder of an export under way (hidden from Hive readers, which skip names starting with "." or "_").
@@ -716,8 +717,7 @@ def run(args: argparse.Namespace, out: Any = None, err: Any = None) -> int:
     for match, why in report.skipped:
         print(f"kifu export: skipped match {terminal(_shortened(match))}: {why}", file=err)
     if report.skipped:
-        n = len(report.skipped)
-        print(f"kifu export: {n} {'match' if n == 1 else 'matches'} skipped, every other one written", file=err)
+        print(f"kifu export: {count(len(report.skipped), 'match', 'matches')} skipped, every other one written", file=err)
         return 1
     return 0
 

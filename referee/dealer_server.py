@@ -431,7 +431,7 @@ class DealerServer:
         free = SEATS - len(self.opts.fill) - len(self.names)
         joined = ", ".join(self.names.values())
         told = f" ({len(self.names)} joined: {joined})" if joined else ""
-        return f"{free} more player{'s' if free != 1 else ''}{told}"
+        return f"{count(free, 'more player')}{told}"
 
     def stop(self, sig: signal.Signals) -> None:
         """Ctrl-C or SIGTERM (on the loop): the dealer stops serving, closes the sockets and ends; a second one
@@ -471,7 +471,7 @@ class DealerServer:
         if server.started:
             free = SEATS - len(self.opts.fill)
             self.say(f"listening on http://{self.opts.host}:{self.opts.port}, room {self.opts.room}"
-                     + (f" — start your bots ({free} seat{'s' if free != 1 else ''})" if free else ""))  # fmt: skip
+                     + (f" — start your bots ({count(free, 'seat')})" if free else ""))  # fmt: skip
             self.on_listening()
         start = self.loop.time()
         deadline, told = start + self.opts.join_wait_s, start

@@ -123,6 +123,13 @@ class Bot:
                   then=lambda data: setattr(self, "code", data["your_id"]))  # fmt: skip
         return self
 
+    def joined(self, timeout: float = 10.0) -> Bot:
+        """Waits (up to ``timeout`` s) until the dealer answered its join-room: its code known."""
+        deadline = time.monotonic() + timeout
+        while not self.code and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self
+
     def next_player(self, data: dict[str, Any]) -> None:
         self.got.append(("next-player", data))
         self.turns += 1
@@ -755,10 +762,7 @@ def test_a_newer_socketio_client_and_the_kits_admin_routes_are_told_what_to_do(t
 
 def test_a_player_that_joined_and_left_before_the_match_is_said_so(tmp_path: Path) -> None:
     proc, port, out = _dealer(tmp_path, "--room", "Room J", "--rounds", "1", "--join-wait", "10")
-    bot = Bot(port, "Room J", "early").start()
-    deadline = time.monotonic() + 10
-    while not bot.code and time.monotonic() < deadline:
-        time.sleep(0.05)
+    bot = Bot(port, "Room J", "early").start().joined()
     assert bot.code, "the join was not answered"
     bot.close()
     err = _played(proc, timeout=60, exit_code=1)
@@ -869,10 +873,8 @@ def test_an_action_before_the_match_starts_is_answered_as_the_program_answers_it
     program's handler fails on the game state it has not made yet and answers that error as JSON — an empty
     object, no data; nothing is written."""
     proc, port, out = _dealer(tmp_path, "--room", "Room P", "--rounds", "1", "--fill", "greedy", "greedy")
-    first = Bot(port, "Room P", "first").start()
+    first = Bot(port, "Room P", "first").start().joined()
     deadline = time.monotonic() + 10
-    while not first.code and time.monotonic() < deadline:
-        time.sleep(0.05)
     first.emit("play-card", {"card_play": {"color": "red", "number": 1}, "yell_uno": False})
     first.emit("special-logic", {"title": "early"})
     while len(first.acks) < 3 and time.monotonic() < deadline:
@@ -886,10 +888,8 @@ def test_an_action_before_the_match_starts_is_answered_as_the_program_answers_it
 
 def test_an_action_before_the_match_alone_at_the_table_is_told_lower_two_and_let_go(tmp_path: Path) -> None:
     proc, port, out = _dealer(tmp_path, "--room", "Room Q", "--rounds", "1", "--join-wait", "3")
-    alone = Bot(port, "Room Q", "alone").start()
+    alone = Bot(port, "Room Q", "alone").start().joined()
     deadline = time.monotonic() + 10
-    while not alone.code and time.monotonic() < deadline:
-        time.sleep(0.05)
     alone.emit("draw-card", {})
     while alone.sio.connected and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -1148,10 +1148,7 @@ def test_joins_are_told_by_name_made_terminal_safe_and_a_match_leaves_no_lock_fi
     as escapes), its code and its seat; each join-room line carries when its player joined (written as the match
     starts); after the match only the database and the log are left (no <db>.lock, no <db>.watch* file)."""
     proc, port, out = _dealer(tmp_path, "--room", "Room J", "--rounds", "1", "--fill", "greedy", "greedy")
-    first = Bot(port, "Room J", "evil\x1b[2J\u202ename").start()
-    deadline = time.monotonic() + 30
-    while not first.code and time.monotonic() < deadline:
-        time.sleep(0.05)
+    first = Bot(port, "Room J", "evil\x1b[2J\u202ename").start().joined(30)
     time.sleep(0.5)
     second = Bot(port, "Room J", "bot 2").start()
     err = _played(proc, first, second)
