@@ -256,12 +256,14 @@ const KifuReplayer = (() => {
       if (prevItem) prevItem.classList.remove("current");
       st.at = k;
       const f = st.data.frames[st.visible[k]];
+      // a game's start position (seq 0, before any action) is step 0: "18 / 18" after the 18th action
+      const base = st.data.frames[st.visible[0]].seq === 0 ? 0 : 1;
       // headline
       ui.title.replaceChildren();
       const rounds = st.data.round !== null && st.data.round !== undefined;
       const where = [
         f.turn === null || f.turn === undefined ? L("before_first_turn") : fmt(L("turn_n"), { n: f.turn }),
-        fmt(L("step_n"), { what: L("event"), k: k + 1, n }),
+        fmt(L("step_n"), { what: L("event"), k: k + base, n: n - 1 + base }),
       ];
       if (rounds) where.unshift(fmt(L("round_n"), { n: st.data.round }));  // a game without rounds: none
       ui.title.append(el("span", "kr-where", where.join(" · ")), el("span", "kr-event", f.label || f.event));
@@ -308,8 +310,6 @@ const KifuReplayer = (() => {
       ui.board.replaceChildren(render ? render(f, ctx) : el("pre", null, JSON.stringify(f.board, null, 1)));
       // controls and list
       ui.range.value = String(k + 1);
-      // a game's start position (seq 0, before any action) is step 0: "18 / 18" after the 18th action
-      const base = st.data.frames[st.visible[0]].seq === 0 ? 0 : 1;
       ui.pos.textContent = (k + base) + " / " + (n - 1 + base);
       ui.back.disabled = ui.first.disabled = k === 0;
       ui.next.disabled = ui.last.disabled = k === n - 1;

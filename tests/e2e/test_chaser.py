@@ -34,6 +34,7 @@ def test_replay_steps_actions_on_the_map(page: Any, chaser_url: tuple[str, Path]
     assert page.locator(".ch-player").count() == 2
     expect(page.locator(".kr")).to_have_attribute("data-seq", "0")
     expect(page.locator(".kr-pos")).to_have_text("0 / 15")  # the start is step 0; the game's 15 actions follow
+    expect(page.locator(".kr-where")).to_contain_text("action 0/15")  # the heading counts alike
     page.keyboard.press("ArrowRight")
     expect(page.locator(".kr")).to_have_attribute("data-seq", "1")
     expect(page.locator(".kr-pos")).to_have_text("1 / 15")
@@ -41,6 +42,7 @@ def test_replay_steps_actions_on_the_map(page: Any, chaser_url: tuple[str, Path]
     page.keyboard.press("End")
     expect(page.locator(".kr")).to_have_attribute("data-seq", "15")
     expect(page.locator(".kr-pos")).to_have_text("15 / 15")
+    expect(page.locator(".kr-where")).to_contain_text("action 15/15")
     expect(page.locator(".kr-sentence")).to_contain_text("put a block on idle_h")
     # the block on Hot's cell (7, 11)
     assert "block" in page.locator(".ch-cell[data-x='7'][data-y='11']").get_attribute("class")
